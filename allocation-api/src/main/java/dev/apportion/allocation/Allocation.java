@@ -1,0 +1,80 @@
+package dev.apportion.allocation;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An immutable, internally consistent view of an {@link Allocator}'s whole state at one moment:
+ * its collectors, its targets, and which collector each target is assigned to. Safe to share
+ * between threads; every method is non-blocking and none copies the state.
+ *
+ * <h2>Unassigned targets</h2>
+ * {@link #unassigned()} holds the targets that are known but placed nowhere. A target is
+ * unassigned for one of two reasons only:
+ * <ol>
+ *   <li>no collector has been set yet (the allocator has never seen a non-empty collector set);
+ *   <li>the {@code per-node} strategy runs without a fallback and the target has no node, or no
+ *       collector runs on its node.
+ * </ol>
+ *
+ * @since 0.1.0
+ */
+public interface Allocation {
+
+  /**
+   * The collectors, ordered by name.
+   *
+   * @return an unmodifiable set
+   */
+  Set<Collector> collectors();
+
+  /**
+   * Every known target, assigned or not, in identity-hash order.
+   *
+   * @return an unmodifiable set
+   */
+  Set<Target> targets();
+
+  /**
+   * The collector {@code target} is assigned to. Looks up by identity, so a target equal to a
+   * known one (differing only in {@code __meta_*} labels) finds it. Cost: a hash lookup.
+   *
+   * @param target a target
+   * @return the collector's name; empty when the target is unknown or unassigned
+   */
+  Optional<String> collectorOf(Target target);
+
+  /**
+   * The known targets that are assigned to no collector (see the class documentation for why).
+   *
+   * @return an unmodifiable set, in identity-hash order
+   */
+  Set<Target> unassigned();
+
+  /**
+   * The targets of {@code job} assigned to {@code collector}, in identity-hash order. Does not
+   * copy.
+   *
+   * @param collector a collector's name
+   * @param job a job's name
+   * @return an unmodifiable list; empty for an unknown collector or job
+   */
+  List<Target> targetsFor(String collector, String job);
+
+  /**
+   * The jobs that have at least one target on {@code collector}.
+   *
+   * @param collector a collector's name
+   * @return an unmodifiable set, in name order; empty for an unknown collector
+   */
+  Set<String> jobsFor(String collector);
+
+  /**
+   * How many targets {@code collector} holds, all jobs together. Cost: constant.
+   *
+   * @param collector a collector's name
+   * @return the count; 0 for an unknown collector
+   */
+  int targetCount(String collector);
+}

@@ -1,0 +1,214 @@
+package dev.apportion.allocation;
+
+import dev.apportion.allocation.spi.AllocationStrategyProvider;
+import dev.apportion.allocation.spi.AllocatorSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The entry point: builds {@link Allocator}s for strategies found by name.
+ *
+ * <pre>{@code
+ * Allocator allocator = Allocators.builder("per-node").build();
+ * allocator.setCollectors(List.of(Collector.of("agent-x7k2p", "node-1")));
+ * allocator.setTargets(discoveredTargets);
+ * List<Target> mine = allocator.targetsFor("agent-x7k2p", "kubernetes-pods");
+ * }</pre>
+ *
+ * <p>Strategies are provided through {@link AllocationStrategyProvider} and found with
+ * {@link ServiceLoader} on each call; {@code allocation-core} provides {@code consistent-hashing},
+ * {@code rendezvous}, {@code least-weighted} and {@code per-node}. This class holds no state: no
+ * static registry, nothing cached between calls.
+ *
+ * @since 0.1.0
+ */
+public final class Allocators {
+  /** The strategy used when a configuration names none, and {@code per-node}'s default fallback. */
+  public static final String DEFAULT_STRATEGY = "consistent-hashing";
+
+  private Allocators() {}
+
+  /**
+   * A builder for an allocator of {@code strategy}. Looks the strategy up (through
+   * {@link ServiceLoader}, so it loads provider classes) and fails fast when it is unknown.
+   *
+   * @param strategy the strategy's name
+   * @return a new builder
+   * @throws NullPointerException if {@code strategy} is null
+   * @throws IllegalArgumentException if no provider has that name; the message lists the known
+   *     names
+   */
+  public static Builder builder(String strategy) {
+    Objects.requireNonNull(strategy, "strategy must not be null");
+    SortedMap<String, AllocationStrategyProvider> providers = providers();
+    AllocationStrategyProvider provider = providers.get(strategy);
+    if (provider == null) {
+      throw unknown("strategy", strategy, providers);
+    }
+    return new Builder(provider, providers);
+  }
+
+  /**
+   * The names of the strategies available on the module or class path.
+   *
+   * @return a new sorted set
+   */
+  public static SortedSet<String> strategies() {
+    return new TreeSet<>(providers().keySet());
+  }
+
+  private static SortedMap<String, AllocationStrategyProvider> providers() {
+    SortedMap<String, AllocationStrategyProvider> byName = new TreeMap<>();
+    for (AllocationStrategyProvider p : ServiceLoader.load(AllocationStrategyProvider.class)) {
+      AllocationStrategyProvider previous = byName.putIfAbsent(p.name(), p);
+      if (previous != null && previous.getClass() != p.getClass()) {
+        throw new IllegalStateException("two providers for strategy '" + p.name() + "': "
+            + previous.getClass().getName() + " and " + p.getClass().getName());
+      }
+    }
+    return byName;
+  }
+
+  private static IllegalArgumentException unknown(String what, String name,
+      SortedMap<String, AllocationStrategyProvider> providers) {
+    return new IllegalArgumentException("unknown allocation " + what + " '" + name
+        + "'; known strategies: " + String.join(", ", providers.keySet())
+        + (providers.isEmpty() ? "(none: is allocation-core on the class or module path?)" : ""));
+  }
+
+  /**
+   * Configures one allocator. Not thread-safe; {@link #build()} may be called more than once and
+   * returns an independent allocator each time.
+   *
+   * @since 0.1.0
+   */
+  public static final class Builder {
+    private final AllocationStrategyProvider provider;
+    private final SortedMap<String, AllocationStrategyProvider> providers;
+    private String fallback;
+    private boolean fallbackDisabled;
+    private double loadFactor = AllocatorSpec.DEFAULT_LOAD_FACTOR;
+    private double movedShareWarning = 0.5;
+    private final List<AllocationListener> listeners = new ArrayList<>();
+
+    private Builder(AllocationStrategyProvider provider,
+        SortedMap<String, AllocationStrategyProvider> providers) {
+      this.provider = provider;
+      this.providers = providers;
+    }
+
+    /**
+     * The strategy that places the targets this strategy cannot place itself (for
+     * {@code per-node}: targets with no node, or whose node has no collector). An empty name is
+     * the same as {@link #noFallback()}, for configuration files.
+     *
+     * @param strategy the fallback strategy's name, or {@code ""} for none
+     * @return this builder
+     * @throws NullPointerException if {@code strategy} is null
+     * @throws IllegalArgumentException if the strategy is unknown, is this builder's strategy, or
+     *     this strategy uses no fallback
+     */
+    public Builder fallback(String strategy) {
+      Objects.requireNonNull(strategy, "fallback strategy must not be null; use \"\" for none");
+      if (strategy.isEmpty()) {
+        return noFallback();
+      }
+      requireFallbackSupport();
+      if (!providers.containsKey(strategy)) {
+        throw unknown("fallback strategy", strategy, providers);
+      }
+      if (strategy.equals(provider.name())) {
+        throw new IllegalArgumentException(
+            "strategy '" + strategy + "' cannot be its own fallback");
+      }
+      this.fallback = strategy;
+      this.fallbackDisabled = false;
+      return this;
+    }
+
+    /**
+     * No fallback: targets this strategy cannot place stay unassigned and are reported in
+     * {@link Allocation#unassigned()}. This is the only way to opt out of the default fallback.
+     *
+     * @return this builder
+     * @throws IllegalArgumentException if this strategy uses no fallback
+     */
+    public Builder noFallback() {
+      requireFallbackSupport();
+      this.fallback = null;
+      this.fallbackDisabled = true;
+      return this;
+    }
+
+    /**
+     * The bound of bounded-load strategies ({@code consistent-hashing}, also as a fallback): no
+     * collector holds more than {@code ceil(loadFactor * targets / collectors)} targets. Ignored
+     * by strategies that are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR}.
+     *
+     * @param loadFactor a finite number &gt; 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code loadFactor} is not a finite number &gt; 1
+     */
+    public Builder loadFactor(double loadFactor) {
+      if (!(loadFactor > 1.0) || Double.isInfinite(loadFactor)) {
+        throw new IllegalArgumentException(
+            "load factor must be a finite number > 1: " + loadFactor);
+      }
+      this.loadFactor = loadFactor;
+      return this;
+    }
+
+    /**
+     * The share of known targets above which one change that reassigns them is logged as a
+     * warning (a sign of churn an operator should look at). Default 0.5.
+     *
+     * @param share a number from 0 to 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code share} is outside [0, 1]
+     */
+    public Builder warnWhenMovedShareExceeds(double share) {
+      if (!(share >= 0.0 && share <= 1.0)) {
+        throw new IllegalArgumentException("share must be between 0 and 1: " + share);
+      }
+      this.movedShareWarning = share;
+      return this;
+    }
+
+    /**
+     * Adds a listener told about every change (see {@link AllocationListener} for when and on
+     * which thread).
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder listener(AllocationListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+      return this;
+    }
+
+    /**
+     * A new allocator with its own state.
+     *
+     * @return the allocator
+     * @throws IllegalArgumentException if the strategy cannot honour this configuration
+     */
+    public Allocator build() {
+      return provider.create(new AllocatorSpec(provider.name(), fallback, fallbackDisabled,
+          loadFactor, movedShareWarning, listeners));
+    }
+
+    private void requireFallbackSupport() {
+      if (!provider.usesFallback()) {
+        throw new IllegalArgumentException(
+            "strategy '" + provider.name() + "' uses no fallback strategy");
+      }
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.apportion.allocation;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One target's change of collector within an {@link AllocationChange}. Immutable.
+ *
+ * @since 0.1.0
+ */
+public final class Move {
+  private final Target target;
+  private final String from;
+  private final String to;
+
+  /**
+   * A move.
+   *
+   * @param target the target; not null
+   * @param from the collector it was on, or null when it was new or unassigned
+   * @param to the collector it is on now, or null when it was removed or is now unassigned
+   * @throws NullPointerException if {@code target} is null
+   * @throws IllegalArgumentException if {@code from} equals {@code to}
+   */
+  public Move(Target target, String from, String to) {
+    this.target = Objects.requireNonNull(target, "target must not be null");
+    if (Objects.equals(from, to)) {
+      throw new IllegalArgumentException("a move must change the collector: " + from);
+    }
+    this.from = from;
+    this.to = to;
+  }
+
+  /**
+   * The target, with its labels as they are after the change (or as they were, for a target
+   * that was removed).
+   *
+   * @return the target
+   */
+  public Target target() {
+    return target;
+  }
+
+  /**
+   * The collector the target was on.
+   *
+   * @return its name; empty when the target was new or unassigned
+   */
+  public Optional<String> from() {
+    return Optional.ofNullable(from);
+  }
+
+  /**
+   * The collector the target is on now.
+   *
+   * @return its name; empty when the target was removed or is now unassigned
+   */
+  public Optional<String> to() {
+    return Optional.ofNullable(to);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Move)) {
+      return false;
+    }
+    Move other = (Move) o;
+    return target.equals(other.target) && Objects.equals(from, other.from)
+        && Objects.equals(to, other.to);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(target, from, to);
+  }
+
+  @Override
+  public String toString() {
+    return target + ": " + (from == null ? "-" : from) + " -> " + (to == null ? "-" : to);
+  }
+}

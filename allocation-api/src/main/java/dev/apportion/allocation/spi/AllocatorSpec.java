@@ -1,0 +1,115 @@
+package dev.apportion.allocation.spi;
+
+import dev.apportion.allocation.AllocationListener;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a user asked for when building an allocator, handed to an
+ * {@link AllocationStrategyProvider}. Immutable.
+ *
+ * @since 0.1.0
+ */
+public final class AllocatorSpec {
+  /** The load factor used when none is given: no collector holds more than 1.1x the mean. */
+  public static final double DEFAULT_LOAD_FACTOR = 1.1;
+
+  private final String strategy;
+  private final String fallback;
+  private final boolean fallbackDisabled;
+  private final double loadFactor;
+  private final double movedShareWarning;
+  private final List<AllocationListener> listeners;
+
+  /**
+   * A spec.
+   *
+   * @param strategy the strategy's name; not null
+   * @param fallback the fallback strategy's name, or null when none was named
+   * @param fallbackDisabled true when the user opted out of any fallback
+   * @param loadFactor the bound on a collector's load relative to the mean, &gt; 1
+   * @param movedShareWarning the share of targets (0 to 1) above which one change that moves
+   *     them is logged as a warning
+   * @param listeners the listeners to notify, in order; copied
+   * @throws NullPointerException if {@code strategy} or {@code listeners} is null
+   * @throws IllegalArgumentException if {@code fallback} is given while disabled, or a number is
+   *     out of range
+   */
+  public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
+      double loadFactor, double movedShareWarning, List<AllocationListener> listeners) {
+    this.strategy = Objects.requireNonNull(strategy, "strategy must not be null");
+    if (fallbackDisabled && fallback != null) {
+      throw new IllegalArgumentException("fallback '" + fallback + "' given while disabled");
+    }
+    if (!(loadFactor > 1.0) || Double.isInfinite(loadFactor)) {
+      throw new IllegalArgumentException("load factor must be a finite number > 1: " + loadFactor);
+    }
+    if (!(movedShareWarning >= 0.0 && movedShareWarning <= 1.0)) {
+      throw new IllegalArgumentException(
+          "moved share warning must be between 0 and 1: " + movedShareWarning);
+    }
+    this.fallback = fallback;
+    this.fallbackDisabled = fallbackDisabled;
+    this.loadFactor = loadFactor;
+    this.movedShareWarning = movedShareWarning;
+    this.listeners = List.copyOf(listeners);
+  }
+
+  /**
+   * The strategy's name.
+   *
+   * @return the name
+   */
+  public String strategy() {
+    return strategy;
+  }
+
+  /**
+   * The fallback strategy the user named.
+   *
+   * @return its name; empty when none was named (the strategy then applies its default) or when
+   *     the fallback is {@linkplain #fallbackDisabled() disabled}
+   */
+  public Optional<String> fallback() {
+    return Optional.ofNullable(fallback);
+  }
+
+  /**
+   * Whether the user explicitly opted out of any fallback.
+   *
+   * @return true after {@code noFallback()} or {@code fallback("")}
+   */
+  public boolean fallbackDisabled() {
+    return fallbackDisabled;
+  }
+
+  /**
+   * The load factor of bounded-load strategies: no collector holds more than
+   * {@code ceil(loadFactor * targets / collectors)} targets.
+   *
+   * @return a finite number &gt; 1
+   */
+  public double loadFactor() {
+    return loadFactor;
+  }
+
+  /**
+   * The share of known targets above which a single change that reassigns them is logged as a
+   * warning.
+   *
+   * @return a number from 0 to 1
+   */
+  public double movedShareWarning() {
+    return movedShareWarning;
+  }
+
+  /**
+   * The listeners to notify after each change, in registration order.
+   *
+   * @return an unmodifiable list
+   */
+  public List<AllocationListener> listeners() {
+    return listeners;
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * Apportion's public API: the value types {@link dev.apportion.allocation.Collector} and
+ * {@link dev.apportion.allocation.Target}, the {@link dev.apportion.allocation.Allocator} engine
+ * contract, its {@link dev.apportion.allocation.Allocation} snapshots, and the
+ * {@link dev.apportion.allocation.Allocators} factory that finds strategies by name.
+ *
+ * <p>This module has no third-party dependency. Strategies are provided through
+ * {@link dev.apportion.allocation.spi.AllocationStrategyProvider}; {@code allocation-core}
+ * provides the built-in ones.
+ */
+module dev.apportion.allocation {
+  exports dev.apportion.allocation;
+  exports dev.apportion.allocation.spi;
+
+  uses dev.apportion.allocation.spi.AllocationStrategyProvider;
+}
