@@ -1,0 +1,292 @@
+package dev.apportion.allocation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.AbstractMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Construction rules, labels, node resolution and toString of {@link Target}. */
+class TargetTest {
+  private static final String POD_NODE = "__meta_kubernetes_pod_node_name";
+  private static final String NODE_NAME = "__meta_kubernetes_node_name";
+  private static final String ENDPOINT_NODE = "__meta_kubernetes_endpoint_node_name";
+  private static final String SLICE_KIND = "__meta_kubernetes_endpointslice_address_target_kind";
+  private static final String SLICE_NAME = "__meta_kubernetes_endpointslice_address_target_name";
+
+  // ---- bad input ----------------------------------------------------------------------------
+
+  @Test
+  void nullJobIsRejectedNamingTheJob() {
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> Target.of(null, "a:1", Map.of()));
+    assertTrue(e.getMessage().contains("job"), e.getMessage());
+    assertFalse(e.getMessage().contains("address"), e.getMessage());
+
+    NullPointerException noLabels =
+        assertThrows(NullPointerException.class, () -> Target.of(null, "a:1"));
+    assertTrue(noLabels.getMessage().contains("job"), noLabels.getMessage());
+  }
+
+  @Test
+  void nullAddressIsRejectedNamingTheAddress() {
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> Target.of("job", null, Map.of()));
+    assertTrue(e.getMessage().contains("address"), e.getMessage());
+    assertFalse(e.getMessage().contains("job"), e.getMessage());
+
+    NullPointerException noLabels =
+        assertThrows(NullPointerException.class, () -> Target.of("job", null));
+    assertTrue(noLabels.getMessage().contains("address"), noLabels.getMessage());
+  }
+
+  @Test
+  void nullLabelsAreRejectedNamingTheLabels() {
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> Target.of("job", "a:1", null));
+    assertTrue(e.getMessage().contains("labels"), e.getMessage());
+  }
+
+  @Test
+  void nullLabelNameIsRejectedNamingTheLabelName() {
+    Map<String, String> labels = new HashMap<>();
+    labels.put("pod", "p");
+    labels.put(null, "v");
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> Target.of("job", "a:1", labels));
+    assertTrue(e.getMessage().contains("label name"), e.getMessage());
+  }
+
+  @Test
+  void nullLabelValueIsRejectedNamingTheLabel() {
+    Map<String, String> labels = new HashMap<>();
+    labels.put("namespace", "default");
+    labels.put("pod", null);
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> Target.of("job", "a:1", labels));
+    assertTrue(e.getMessage().contains("'pod'"), e.getMessage());
+    assertTrue(e.getMessage().contains("value"), e.getMessage());
+  }
+
+  @Test
+  void nullMetaLabelValueIsRejectedToo() {
+    Map<String, String> labels = new HashMap<>();
+    labels.put(POD_NODE, null);
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> Target.of("job", "a:1", labels));
+    assertTrue(e.getMessage().contains(POD_NODE), e.getMessage());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", " ", "  ", "\t", "\r\n"})
+  void blankJobIsRejectedNamingTheJob(String blank) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Target.of(blank, "a:1", Map.of()));
+    assertTrue(e.getMessage().contains("job"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> Target.of(blank, "a:1"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", " ", "  ", "\t", "\r\n"})
+  void blankAddressIsRejectedNamingTheAddress(String blank) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Target.of("job", blank, Map.of()));
+    assertTrue(e.getMessage().contains("address"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> Target.of("job", blank));
+  }
+
+  @Test
+  void emptyLabelNamesAndValuesAreAllowed() {
+    Target t = Target.of("job", "a:1", Map.of("", "", "x", ""));
+    assertEquals(Map.of("", "", "x", ""), t.labels());
+  }
+
+  // ---- accessors and labels -----------------------------------------------------------------
+
+  @Test
+  void accessors() {
+    Target t = Target.of("kubernetes-pods", "10.0.0.1:8080", Map.of("pod", "api"));
+    assertEquals("kubernetes-pods", t.job());
+    assertEquals("10.0.0.1:8080", t.address());
+    assertEquals(Map.of("pod", "api"), t.labels());
+  }
+
+  @Test
+  void twoArgumentFactoryHasNoLabels() {
+    Target t = Target.of("job", "a:1");
+    assertTrue(t.labels().isEmpty());
+    assertEquals(Optional.empty(), t.node());
+    assertEquals(Target.of("job", "a:1", Map.of()), t);
+    assertEquals(Target.of("job", "a:1", Map.of()).hash(), t.hash());
+  }
+
+  @Test
+  void labelsIncludeMetaLabelsAndAreSortedByName() {
+    Map<String, String> in = new LinkedHashMap<>();
+    in.put("zone", "z");
+    in.put("app", "a");
+    in.put(POD_NODE, "node-1");
+    in.put("Zeta", "upper");
+    in.put("mid", "m");
+    SortedMap<String, String> labels = Target.of("job", "a:1", in).labels();
+    assertEquals(List.of("Zeta", POD_NODE, "app", "mid", "zone"), List.copyOf(labels.keySet()));
+    assertEquals(List.of("upper", "node-1", "a", "m", "z"), List.copyOf(labels.values()));
+    assertNull(labels.comparator(), "natural (String) order");
+    assertEquals(in, labels);
+  }
+
+  @Test
+  void labelsAreUnmodifiable() {
+    Map<String, String> in = new HashMap<>();
+    in.put("a", "1");
+    in.put("b", "2");
+    SortedMap<String, String> labels = Target.of("job", "a:1", in).labels();
+    assertThrows(UnsupportedOperationException.class, () -> labels.put("c", "3"));
+    assertThrows(UnsupportedOperationException.class, () -> labels.put("a", "changed"));
+    assertThrows(UnsupportedOperationException.class, () -> labels.remove("a"));
+    assertThrows(UnsupportedOperationException.class, labels::clear);
+    assertThrows(UnsupportedOperationException.class, () -> labels.putAll(Map.of("d", "4")));
+    assertThrows(UnsupportedOperationException.class, () -> labels.keySet().remove("a"));
+    assertThrows(UnsupportedOperationException.class,
+        () -> labels.entrySet().iterator().next().setValue("changed"));
+    assertThrows(UnsupportedOperationException.class, () -> labels.headMap("b").put("0", "0"));
+    assertThrows(UnsupportedOperationException.class, () -> labels.values().clear());
+    assertEquals(Map.of("a", "1", "b", "2"), labels);
+  }
+
+  @Test
+  void labelMapIsCopied() {
+    Map<String, String> in = new HashMap<>();
+    in.put("pod", "api");
+    in.put(POD_NODE, "node-1");
+    Target t = Target.of("job", "a:1", in);
+    long hash = t.hash();
+    Target twin = Target.of("job", "a:1", Map.of("pod", "api", POD_NODE, "node-1"));
+
+    in.put("pod", "changed");
+    in.put("extra", "x");
+    in.put(POD_NODE, "node-2");
+    in.remove("nothing");
+
+    assertEquals(Map.of("pod", "api", POD_NODE, "node-1"), t.labels());
+    assertEquals(Optional.of("node-1"), t.node());
+    assertEquals(hash, t.hash());
+    assertEquals(twin, t);
+    assertTrue(twin.sameLabels(t));
+
+    in.clear();
+    assertEquals(2, t.labels().size());
+  }
+
+  @Test
+  void acceptsAnyMapImplementation() {
+    Map<String, String> custom = new AbstractMap<>() {
+      @Override
+      public java.util.Set<Map.Entry<String, String>> entrySet() {
+        return java.util.Set.of(Map.entry("b", "2"), Map.entry("a", "1"));
+      }
+    };
+    Target t = Target.of("job", "a:1", custom);
+    assertEquals(List.of("a", "b"), List.copyOf(t.labels().keySet()));
+    assertEquals(Target.of("job", "a:1", Map.of("a", "1", "b", "2")), t);
+  }
+
+  // ---- node ---------------------------------------------------------------------------------
+
+  private static Optional<String> nodeOf(String... nameValuePairs) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    for (int i = 0; i < nameValuePairs.length; i += 2) {
+      labels.put(nameValuePairs[i], nameValuePairs[i + 1]);
+    }
+    return Target.of("job", "10.0.0.1:9100", labels).node();
+  }
+
+  @Test
+  void noLabelsMeansNoNode() {
+    assertEquals(Optional.empty(), Target.of("job", "a:1").node());
+    assertEquals(Optional.empty(), nodeOf());
+    assertEquals(Optional.empty(), nodeOf("pod", "p", "namespace", "default"));
+  }
+
+  @Test
+  void eachNodeLabelAloneResolves() {
+    assertEquals(Optional.of("n-pod"), nodeOf(POD_NODE, "n-pod"));
+    assertEquals(Optional.of("n-node"), nodeOf(NODE_NAME, "n-node"));
+    assertEquals(Optional.of("n-ep"), nodeOf(ENDPOINT_NODE, "n-ep"));
+    assertEquals(Optional.of("n-slice"), nodeOf(SLICE_KIND, "Node", SLICE_NAME, "n-slice"));
+  }
+
+  @Test
+  void podNodeNameWinsOverEverything() {
+    assertEquals(Optional.of("n-pod"), nodeOf(
+        SLICE_KIND, "Node", SLICE_NAME, "n-slice",
+        ENDPOINT_NODE, "n-ep",
+        NODE_NAME, "n-node",
+        POD_NODE, "n-pod"));
+  }
+
+  @Test
+  void nodeNameWinsOverEndpointAndSlice() {
+    assertEquals(Optional.of("n-node"), nodeOf(
+        SLICE_KIND, "Node", SLICE_NAME, "n-slice", ENDPOINT_NODE, "n-ep", NODE_NAME, "n-node"));
+  }
+
+  @Test
+  void endpointNodeNameWinsOverSlice() {
+    assertEquals(Optional.of("n-ep"), nodeOf(
+        SLICE_KIND, "Node", SLICE_NAME, "n-slice", ENDPOINT_NODE, "n-ep"));
+  }
+
+  @Test
+  void emptyValuesAreSkipped() {
+    assertEquals(Optional.of("n-node"), nodeOf(POD_NODE, "", NODE_NAME, "n-node"));
+    assertEquals(Optional.of("n-ep"), nodeOf(POD_NODE, "", NODE_NAME, "", ENDPOINT_NODE, "n-ep"));
+    assertEquals(Optional.of("n-slice"), nodeOf(
+        POD_NODE, "", NODE_NAME, "", ENDPOINT_NODE, "", SLICE_KIND, "Node", SLICE_NAME, "n-slice"));
+    assertEquals(Optional.empty(), nodeOf(
+        POD_NODE, "", NODE_NAME, "", ENDPOINT_NODE, "", SLICE_KIND, "Node", SLICE_NAME, ""));
+  }
+
+  @Test
+  void sliceNameCountsOnlyWhenTheKindIsNode() {
+    assertEquals(Optional.empty(), nodeOf(SLICE_KIND, "Pod", SLICE_NAME, "api-7d9f"));
+    assertEquals(Optional.empty(), nodeOf(SLICE_KIND, "node", SLICE_NAME, "n1"));
+    assertEquals(Optional.empty(), nodeOf(SLICE_KIND, "Node ", SLICE_NAME, "n1"));
+    assertEquals(Optional.empty(), nodeOf(SLICE_KIND, "", SLICE_NAME, "n1"));
+    assertEquals(Optional.empty(), nodeOf(SLICE_NAME, "n1"));
+    assertEquals(Optional.empty(), nodeOf(SLICE_KIND, "Node"));
+  }
+
+  @Test
+  void lookalikeLabelsAreNotNodeLabels() {
+    assertEquals(Optional.empty(), nodeOf("node", "n1"));
+    assertEquals(Optional.empty(), nodeOf("kubernetes_pod_node_name", "n1"));
+    assertEquals(Optional.empty(), nodeOf("__meta_kubernetes_pod_node_name_x", "n1"));
+    assertEquals(Optional.empty(), nodeOf("__META_KUBERNETES_POD_NODE_NAME", "n1"));
+  }
+
+  // ---- toString -----------------------------------------------------------------------------
+
+  @Test
+  void toStringShowsJobAddressAndIdentityLabelsOnly() {
+    assertEquals("job/a:1", Target.of("job", "a:1").toString());
+    assertEquals("job/a:1", Target.of("job", "a:1", Map.of(POD_NODE, "n")).toString());
+    Map<String, String> in = new LinkedHashMap<>();
+    in.put("pod", "api");
+    in.put(POD_NODE, "n");
+    in.put("namespace", "default");
+    assertEquals("job/a:1{namespace=\"default\",pod=\"api\"}",
+        Target.of("job", "a:1", in).toString());
+  }
+}
