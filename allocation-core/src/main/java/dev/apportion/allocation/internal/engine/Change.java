@@ -1,0 +1,10 @@
+package dev.apportion.allocation.internal.engine;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.AllocationChange;
+import dev.apportion.allocation.Move;
+import java.util.List;
+
+/** The {@link AllocationChange} the engine hands to listeners. */
+record Change(Cause cause, String strategy, Allocation before, Allocation after, List<Move> moves,
+    int reassigned, long durationNanos) implements AllocationChange {}

@@ -1,0 +1,29 @@
+package dev.apportion.allocation.internal.engine;
+
+import dev.apportion.allocation.Target;
+import java.util.List;
+
+/**
+ * One change of the member set, as a {@link Placer} sees it.
+ *
+ * @param before the previous members (empty before the first non-empty set)
+ * @param after the new members, never empty
+ * @param added members new to the set, name order
+ * @param removed members gone from the set, name order; they hold no target any more
+ * @param renoded members whose name stayed but whose node changed, name order
+ * @param orphans targets that must be placed again, identity-hash order: those of removed
+ *     members, or, on the first non-empty set, every target; already unassigned
+ */
+public record CollectorChange(Members before, Members after, List<Member> added,
+    List<Member> removed, List<Member> renoded, List<Target> orphans) {
+
+  /**
+   * A copy of this change for another view of the targets.
+   *
+   * @param viewOrphans the orphans that belong to that view
+   * @return the copy
+   */
+  public CollectorChange withOrphans(List<Target> viewOrphans) {
+    return new CollectorChange(before, after, added, removed, renoded, viewOrphans);
+  }
+}

@@ -1,0 +1,409 @@
+package dev.apportion.allocation.internal.engine;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import com.google.common.collect.ImmutableSortedSet;
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.AllocationChange.Cause;
+import dev.apportion.allocation.AllocationListener;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The allocation engine every built-in strategy runs on.
+ *
+ * <p><b>Design.</b> Writers are serialized by one lock. Each write finds the difference against
+ * the stored state (new, dropped and relabeled targets; added, removed and re-noded collectors)
+ * and hands only that to the strategy's {@link Placer}, which writes placements into the
+ * {@link Ledger}. The ledger records each touched target's owner before the write; at the end,
+ * the engine turns exactly those targets into {@link Move}s and into a new immutable
+ * {@link Snapshot} that shares every untouched part with the previous one, and publishes it with
+ * one volatile write. Readers only ever read that field: they never block and never see a
+ * half-applied change.
+ *
+ * <p><b>Cost.</b> {@code setTargets}: O(n) hash lookups to diff {@code n} targets, O(a log a) to
+ * order {@code a} added ones, plus the placer. {@code setCollectors}: O(c) for {@code c}
+ * collectors, plus the placer. Publishing: O(c) to rebuild the collector map, plus, for
+ * {@code k} touched targets, about {@code k} shard copies of ~16 entries and the rebuilding of
+ * each touched per-collector per-job list.
+ */
+public final class Engine implements Allocator {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+  private final String strategy;
+  private final Placer placer;
+  private final List<AllocationListener> listeners;
+  private final double movedShareWarning;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  // Guarded by lock.
+  private final Ledger ledger = new Ledger();
+  private Members members = Members.EMPTY;
+  private boolean blipWarned;
+
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
+
+  /**
+   * An engine.
+   *
+   * @param strategy the strategy's name
+   * @param placer its placement logic, owned by this engine
+   * @param listeners told after every change
+   * @param movedShareWarning share of targets above which a change is logged as a warning
+   */
+  public Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning) {
+    this.strategy = strategy;
+    this.placer = placer;
+    this.listeners = List.copyOf(listeners);
+    this.movedShareWarning = movedShareWarning;
+  }
+
+  @Override
+  public void setTargets(Collection<Target> targets) {
+    Objects.requireNonNull(targets, "targets must not be null");
+    HashMap<Target, Target> latest = new HashMap<>(Math.max(16, targets.size() * 4 / 3 + 1));
+    for (Target t : targets) {
+      Objects.requireNonNull(t, "targets must not contain null");
+      latest.put(t, t);
+    }
+    int duplicates = targets.size() - latest.size();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      Snapshot before = snapshot;
+      List<Target> added = new ArrayList<>();
+      for (Target t : latest.values()) {
+        Ledger.Slot s = ledger.slot(t);
+        if (s == null) {
+          added.add(t);
+        } else if (!s.instance.sameLabels(t)) {
+          ledger.relabel(t);
+        }
+      }
+      List<Target> removed = new ArrayList<>();
+      for (Target t : ledger.sortedTargets()) {
+        if (!latest.containsKey(t)) {
+          removed.add(t);
+        }
+      }
+      added.sort(TargetOrder.HASH);
+      ledger.addAndRemove(added, removed);
+      placer.targetsChanged(Collections.unmodifiableList(added),
+          Collections.unmodifiableList(removed), members, ledger);
+      if (duplicates > 0) {
+        LOG.info("[{}] {} duplicate target(s) collapsed (same job, address and non-__meta_ "
+            + "labels); the last one given was kept. Check for overlapping scrape configs.",
+            strategy, duplicates);
+      }
+      publish(Cause.SET_TARGETS, before, start, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void setCollectors(Collection<Collector> collectors) {
+    Objects.requireNonNull(collectors, "collectors must not be null");
+    TreeMap<String, Collector> byName = new TreeMap<>();
+    for (Collector c : collectors) {
+      Objects.requireNonNull(c, "collectors must not contain null");
+      if (byName.put(c.name(), c) != null) {
+        throw new IllegalArgumentException("duplicate collector name '" + c.name()
+            + "': collector names must be unique within one setCollectors call");
+      }
+    }
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      Snapshot before = snapshot;
+      if (byName.isEmpty()) {
+        if (!members.isEmpty()) {
+          LOG.warn("[{}] the collector set went empty; treating it as a transient blip: the last "
+              + "assignment ({} collectors, {} targets) stands until a non-empty set arrives. "
+              + "If collectors are really gone, check the collector discovery (pods, RBAC, label "
+              + "selector).", strategy, members.size(), ledger.known());
+          blipWarned = true;
+        }
+        publish(Cause.SET_COLLECTORS, before, start, false);
+        return;
+      }
+      if (blipWarned) {
+        LOG.info("[{}] collectors are back after an empty set: {} collectors", strategy,
+            byName.size());
+        blipWarned = false;
+      }
+      boolean first = members.isEmpty();
+      Member[] next = new Member[byName.size()];
+      List<Member> added = new ArrayList<>();
+      List<Member> renoded = new ArrayList<>();
+      int i = 0;
+      for (Collector c : byName.values()) {
+        Member m = members.byName(c.name());
+        if (m == null) {
+          m = new Member(c);
+          added.add(m);
+        } else if (!m.collector().equals(c)) {
+          m.collector(c);
+          renoded.add(m);
+        }
+        m.index(i);
+        next[i++] = m;
+      }
+      List<Member> removed = new ArrayList<>();
+      for (Member m : members) {
+        if (!byName.containsKey(m.name())) {
+          removed.add(m);
+        }
+      }
+      Members after = new Members(next);
+      boolean changed = first || !added.isEmpty() || !removed.isEmpty() || !renoded.isEmpty();
+      if (changed) {
+        List<Target> orphans;
+        if (first) {
+          orphans = ledger.sortedTargets();
+        } else {
+          List<Target> o = new ArrayList<>();
+          for (Member m : removed) {
+            o.addAll(m.targets);
+          }
+          o.sort(TargetOrder.HASH);
+          for (Target t : o) {
+            ledger.place(t, null);
+          }
+          orphans = Collections.unmodifiableList(o);
+        }
+        Members previous = members;
+        members = after;
+        placer.collectorsChanged(new CollectorChange(previous, after,
+            Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
+            Collections.unmodifiableList(renoded), orphans), ledger);
+      }
+      publish(Cause.SET_COLLECTORS, before, start, changed);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public List<Target> targetsFor(String collector, String job) {
+    return snapshot.targetsFor(collector, job);
+  }
+
+  @Override
+  public Allocation snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public String strategy() {
+    return strategy;
+  }
+
+  /** Delta of one collector's list for one job. */
+  private static final class Delta {
+    final Set<Target> remove = new HashSet<>();
+    final List<Target> add = new ArrayList<>();
+  }
+
+  private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
+    Map<Target, Member> touched = ledger.touched();
+    Map<Target, Ledger.Slot> removedSlots = ledger.removedSlots();
+    List<Target> relabeled = ledger.relabeled();
+    if (touched.isEmpty() && relabeled.isEmpty() && !collectorsChanged) {
+      ledger.endOperation();
+      notifyListeners(cause, before, before, List.of(), 0, start);
+      return;
+    }
+    List<Move> moves = new ArrayList<>();
+    Map<String, Map<String, Delta>> deltas = new HashMap<>();
+    int reassigned = 0;
+    boolean unassignedChanged = false;
+    Set<Target> relabeledSet = new HashSet<>(relabeled);
+    Set<Target> all = new HashSet<>(touched.keySet());
+    all.addAll(relabeledSet);
+    Target[] tableTargets = new Target[all.size()];
+    String[] tableOwners = new String[all.size()];
+    int w = 0;
+    for (Target key : all) {
+      Ledger.Slot slot = ledger.slot(key);
+      String to = slot == null || slot.owner == null ? null : slot.owner.name();
+      String from;
+      if (touched.containsKey(key)) {
+        Member m = touched.get(key);
+        from = m == null ? null : m.name();
+      } else {
+        from = to;
+      }
+      Target instance = slot != null ? slot.instance : removedSlots.get(key).instance;
+      if (!Objects.equals(from, to)) {
+        moves.add(new Move(instance, from, to));
+        if (from != null) {
+          delta(deltas, from, key.job()).remove.add(key);
+        }
+        if (to != null) {
+          delta(deltas, to, key.job()).add.add(instance);
+        }
+        if (from != null && slot != null) {
+          reassigned++;
+        }
+      } else if (to != null && relabeledSet.contains(key)) {
+        Delta d = delta(deltas, to, key.job());
+        d.remove.add(key);
+        d.add.add(instance);
+      }
+      if (from == null || to == null) {
+        unassignedChanged = true;
+      }
+      if (slot != null) {
+        tableTargets[w] = instance;
+        tableOwners[w++] = to;
+      } else if (before.table.instance(key) != null) {
+        tableTargets[w] = key;
+        tableOwners[w++] = TargetTable.REMOVE;
+      }
+    }
+    sortTogether(tableTargets, tableOwners, w);
+    TargetTable table = before.table.apply(tableTargets, tableOwners, w);
+
+    ImmutableSortedSet<Collector> collectorSet = before.collectors;
+    if (collectorsChanged) {
+      ImmutableSortedSet.Builder<Collector> b = ImmutableSortedSet.naturalOrder();
+      for (Member m : members) {
+        b.add(m.collector());
+      }
+      collectorSet = b.build();
+    }
+    ImmutableMap<String, Snapshot.Entry> entries = before.entries;
+    if (collectorsChanged || !deltas.isEmpty()) {
+      ImmutableMap.Builder<String, Snapshot.Entry> b =
+          ImmutableMap.builderWithExpectedSize(members.size());
+      for (Member m : members) {
+        Snapshot.Entry e = before.entries.get(m.name());
+        if (e == null) {
+          e = new Snapshot.Entry(m.collector(), ImmutableSortedMap.of());
+        } else if (!e.collector.equals(m.collector())) {
+          e = e.withCollector(m.collector());
+        }
+        Map<String, Delta> d = deltas.get(m.name());
+        if (d != null) {
+          e = new Snapshot.Entry(e.collector, rebuild(e.byJob, d));
+        }
+        b.put(m.name(), e);
+      }
+      entries = b.buildOrThrow();
+    }
+
+    ImmutableSortedSet<Target> unassigned = before.unassigned;
+    if (unassignedChanged) {
+      unassigned = rebuildUnassigned(before.unassigned, all);
+    }
+    Snapshot after = new Snapshot(collectorSet, entries, table, unassigned);
+    snapshot = after;
+    ledger.endOperation();
+    moves.sort((a, b) -> TargetOrder.compare(a.target(), b.target()));
+    int known = table.size();
+    if (known > 0 && reassigned > movedShareWarning * known && reassigned > 0) {
+      LOG.warn("[{}] one {} call reassigned {} of {} targets ({}%), above the warning share of "
+          + "{}%: expect scrape gaps or duplicates while collectors catch up. A rollout that "
+          + "replaces many collectors at once, or a flapping collector set, causes this.",
+          strategy, cause == Cause.SET_TARGETS ? "setTargets" : "setCollectors", reassigned,
+          known, Math.round(100.0 * reassigned / known), Math.round(100 * movedShareWarning));
+    }
+    notifyListeners(cause, before, after, Collections.unmodifiableList(moves), reassigned, start);
+  }
+
+  private void notifyListeners(Cause cause, Snapshot before, Snapshot after, List<Move> moves,
+      int reassigned, long start) {
+    if (listeners.isEmpty()) {
+      return;
+    }
+    Change change = new Change(cause, strategy, before, after, moves, reassigned,
+        System.nanoTime() - start);
+    for (AllocationListener l : listeners) {
+      l.onChange(change);
+    }
+  }
+
+  private ImmutableSortedSet<Target> rebuildUnassigned(ImmutableSortedSet<Target> old,
+      Set<Target> touched) {
+    ImmutableSortedSet.Builder<Target> b = ImmutableSortedSet.orderedBy(TargetOrder.HASH);
+    for (Target t : old) {
+      if (!touched.contains(t)) {
+        b.add(t);
+      }
+    }
+    for (Target t : touched) {
+      Ledger.Slot s = ledger.slot(t);
+      if (s != null && s.owner == null) {
+        b.add(s.instance);
+      }
+    }
+    return b.build();
+  }
+
+  private static Delta delta(Map<String, Map<String, Delta>> deltas, String collector,
+      String job) {
+    return deltas.computeIfAbsent(collector, c -> new HashMap<>())
+        .computeIfAbsent(job, j -> new Delta());
+  }
+
+  private static ImmutableSortedMap<String, ImmutableList<Target>> rebuild(
+      ImmutableSortedMap<String, ImmutableList<Target>> byJob, Map<String, Delta> deltas) {
+    TreeMap<String, ImmutableList<Target>> out = new TreeMap<>(byJob);
+    for (Map.Entry<String, Delta> e : deltas.entrySet()) {
+      Delta d = e.getValue();
+      ImmutableList<Target> old = byJob.getOrDefault(e.getKey(), ImmutableList.of());
+      Target[] next = new Target[old.size() + d.add.size()];
+      int w = 0;
+      for (Target t : old) {
+        if (!d.remove.contains(t)) {
+          next[w++] = t;
+        }
+      }
+      for (Target t : d.add) {
+        next[w++] = t;
+      }
+      Arrays.sort(next, 0, w, TargetOrder.HASH);
+      if (w == 0) {
+        out.remove(e.getKey());
+      } else {
+        out.put(e.getKey(), ImmutableList.copyOf(Arrays.asList(next).subList(0, w)));
+      }
+    }
+    return ImmutableSortedMap.copyOfSorted(out);
+  }
+
+  private static void sortTogether(Target[] targets, String[] owners, int count) {
+    Integer[] order = new Integer[count];
+    for (int i = 0; i < count; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, (a, b) -> TargetOrder.compare(targets[a], targets[b]));
+    Target[] t2 = new Target[count];
+    String[] o2 = new String[count];
+    for (int i = 0; i < count; i++) {
+      t2[i] = targets[order[i]];
+      o2[i] = owners[order[i]];
+    }
+    System.arraycopy(t2, 0, targets, 0, count);
+    System.arraycopy(o2, 0, owners, 0, count);
+  }
+}

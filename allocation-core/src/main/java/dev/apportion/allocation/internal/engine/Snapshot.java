@@ -1,0 +1,132 @@
+package dev.apportion.allocation.internal.engine;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import com.google.common.collect.ImmutableSortedSet;
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.AbstractSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The immutable state readers see. A new snapshot shares everything a change did not touch with
+ * the previous one: the {@link TargetTable} shards, the per-collector entries and their per-job
+ * lists. Publishing one is a single volatile write in the {@link Engine}.
+ */
+final class Snapshot implements Allocation {
+  /** One collector's part of a snapshot. */
+  static final class Entry {
+    final Collector collector;
+    final int count;
+    final ImmutableSortedMap<String, ImmutableList<Target>> byJob;
+
+    Entry(Collector collector, ImmutableSortedMap<String, ImmutableList<Target>> byJob) {
+      this.collector = collector;
+      this.byJob = byJob;
+      int c = 0;
+      for (List<Target> l : byJob.values()) {
+        c += l.size();
+      }
+      this.count = c;
+    }
+
+    Entry withCollector(Collector c) {
+      return new Entry(c, byJob);
+    }
+  }
+
+  static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
+      TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build());
+
+  final ImmutableSortedSet<Collector> collectors;
+  final ImmutableMap<String, Entry> entries;
+  final TargetTable table;
+  final ImmutableSortedSet<Target> unassigned;
+  private final Set<Target> targetsView;
+
+  Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Entry> entries,
+      TargetTable table, ImmutableSortedSet<Target> unassigned) {
+    this.collectors = collectors;
+    this.entries = entries;
+    this.table = table;
+    this.unassigned = unassigned;
+    this.targetsView = new TargetsView(table);
+  }
+
+  @Override
+  public Set<Collector> collectors() {
+    return collectors;
+  }
+
+  @Override
+  public Set<Target> targets() {
+    return targetsView;
+  }
+
+  @Override
+  public Optional<String> collectorOf(Target target) {
+    return Optional.ofNullable(table.owner(target));
+  }
+
+  @Override
+  public Set<Target> unassigned() {
+    return unassigned;
+  }
+
+  @Override
+  public List<Target> targetsFor(String collector, String job) {
+    Entry e = entries.get(collector);
+    if (e == null) {
+      return ImmutableList.of();
+    }
+    ImmutableList<Target> l = e.byJob.get(job);
+    return l == null ? ImmutableList.of() : l;
+  }
+
+  @Override
+  public Set<String> jobsFor(String collector) {
+    Entry e = entries.get(collector);
+    return e == null ? ImmutableSortedSet.of() : e.byJob.keySet();
+  }
+
+  @Override
+  public int targetCount(String collector) {
+    Entry e = entries.get(collector);
+    return e == null ? 0 : e.count;
+  }
+
+  @Override
+  public String toString() {
+    return "Allocation[" + collectors.size() + " collectors, " + table.size() + " targets, "
+        + unassigned.size() + " unassigned]";
+  }
+
+  /** An unmodifiable set view of the table; contains() is by identity. */
+  private static final class TargetsView extends AbstractSet<Target> {
+    private final TargetTable table;
+
+    TargetsView(TargetTable table) {
+      this.table = table;
+    }
+
+    @Override
+    public Iterator<Target> iterator() {
+      return table.iterator();
+    }
+
+    @Override
+    public int size() {
+      return table.size();
+    }
+
+    @Override
+    public boolean contains(Object o) {
+      return o instanceof Target && table.instance((Target) o) != null;
+    }
+  }
+}

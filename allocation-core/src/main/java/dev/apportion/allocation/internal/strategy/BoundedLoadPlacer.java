@@ -1,0 +1,123 @@
+package dev.apportion.allocation.internal.strategy;
+
+import dev.apportion.allocation.Target;
+import dev.apportion.allocation.internal.engine.Assignment;
+import dev.apportion.allocation.internal.engine.CollectorChange;
+import dev.apportion.allocation.internal.engine.Member;
+import dev.apportion.allocation.internal.engine.Members;
+import dev.apportion.allocation.internal.engine.Placer;
+import dev.apportion.allocation.ring.HashRing;
+import dev.apportion.allocation.ring.HashRings;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code consistent-hashing}: consistent hashing with bounded loads (Mirrokni, Thorup and
+ * Zadimoghaddam, "Consistent Hashing with Bounded Loads", SODA 2018), made a pure function of the
+ * two sets.
+ *
+ * <p><b>Design.</b> A consistent-hash ring with {@value HashRings#DEFAULT_VIRTUAL_NODES} virtual
+ * nodes per collector; every collector may hold at most
+ * {@code cap = ceil(loadFactor * targets / collectors)} targets. Targets are placed in
+ * identity-hash order, each on the first collector clockwise from its hash that is below the cap.
+ * Because the order is fixed by the hashes, not by history or input, two allocators given the
+ * same sets agree on every target, which is what several allocator replicas need.
+ *
+ * <p>Unlike the OpenTelemetry target allocator's strategy (buraksezer/consistent), the cap counts
+ * <em>targets</em>, not ring partitions: with 100k targets on 1000 collectors upstream leaves
+ * about 300 collectors empty and its busiest at 2.3x the mean; here none is empty and none holds
+ * more than the cap.
+ *
+ * <p><b>Guarantees.</b> No collector exceeds the cap. Adding or removing a collector moves close to
+ * the minimum (measured in the tests: within 1.5x). Deterministic.
+ *
+ * <p><b>Cost.</b> Every change re-runs the placement over all targets: O(n) ring lookups (a
+ * bucket index, about one token inspected each) plus the walk past full collectors, and one hash
+ * lookup per target to compare with the current owner; the ring itself is updated incrementally.
+ * That is the same order as one full placement, and is documented as such.
+ */
+final class BoundedLoadPlacer implements Placer {
+  private final double loadFactor;
+  private HashRing ring;
+  private Members ringFor;
+
+  BoundedLoadPlacer(double loadFactor) {
+    this.loadFactor = loadFactor;
+  }
+
+  private HashRing ring(Members members) {
+    if (ringFor != members) {
+      Map<String, Double> weights = new LinkedHashMap<>();
+      for (Member m : members) {
+        weights.put(m.name(), 1.0);
+      }
+      ring = ring == null ? HashRings.consistent(weights.keySet()) : ring.withMembers(weights);
+      ringFor = members;
+    }
+    return ring;
+  }
+
+  @Override
+  public void targetsChanged(List<Target> added, List<Target> removed, Members members,
+      Assignment assignment) {
+    if (!members.isEmpty() && (!added.isEmpty() || !removed.isEmpty())) {
+      place(members, assignment);
+    }
+  }
+
+  @Override
+  public void collectorsChanged(CollectorChange change, Assignment assignment) {
+    place(change.after(), assignment);
+  }
+
+  /** The cap for {@code n} targets on {@code c} collectors. */
+  static int cap(double loadFactor, int n, int c) {
+    int even = (n + c - 1) / c;
+    // The epsilon keeps 1.1 * 100000 / 1000 at 110, not 110.00000000000001 -> 111.
+    int bounded = (int) Math.ceil(loadFactor * n / c - 1e-9);
+    return Math.max(even, bounded);
+  }
+
+  private void place(Members members, Assignment assignment) {
+    List<Target> targets = assignment.sortedTargets();
+    int n = targets.size();
+    if (n == 0) {
+      return;
+    }
+    HashRing r = ring(members);
+    int c = members.size();
+    int cap = cap(loadFactor, n, c);
+    int[] loads = new int[c];
+    int[] walk = new int[Math.min(c, 8)];
+    for (Target t : targets) {
+      long h = t.hash();
+      int owner = r.ownerIndex(h);
+      if (loads[owner] >= cap) {
+        owner = firstBelowCap(r, h, loads, cap, walk);
+      }
+      loads[owner]++;
+      Member m = members.get(owner);
+      if (assignment.ownerOf(t) != m) {
+        assignment.place(t, m);
+      }
+    }
+  }
+
+  private static int firstBelowCap(HashRing r, long h, int[] loads, int cap, int[] walk) {
+    int k = r.ownerIndices(h, walk);
+    for (int i = 0; i < k; i++) {
+      if (loads[walk[i]] < cap) {
+        return walk[i];
+      }
+    }
+    int[] all = new int[r.size()];
+    k = r.ownerIndices(h, all);
+    for (int i = 0; i < k; i++) {
+      if (loads[all[i]] < cap) {
+        return all[i];
+      }
+    }
+    throw new IllegalStateException("no collector below the cap " + cap);
+  }
+}

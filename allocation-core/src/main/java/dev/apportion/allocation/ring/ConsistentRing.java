@@ -1,0 +1,254 @@
+package dev.apportion.allocation.ring;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Consistent hashing with virtual nodes (Karger et al., "Consistent hashing and random trees",
+ * STOC 1997), with a bucket index for constant-time lookup.
+ *
+ * <p><b>Design.</b> Member {@code i} places {@code max(1, round(w_i * v))} tokens on a 64-bit
+ * circle, token {@code j} at {@code mix(memberHash + (j + 1) * golden)}; a key belongs to the
+ * first token at or after it, wrapping around. A token is stored as one {@code long}: its
+ * position in the high {@value #POSITION_BITS} bits, its member's index (name order) in the low
+ * {@value #INDEX_BITS}, so one primitive sort orders tokens by position and breaks the (rare)
+ * ties by name, and a lookup never leaves the array. A table of {@code 2^b} bucket starts
+ * ({@code b = ceil(log2(tokens))}) sends a key straight to the first token of its bucket, so a
+ * lookup inspects about one token.
+ *
+ * <p><b>Guarantees.</b> Placement is a function of the member set; a member's tokens depend on
+ * its name alone, so removing a member moves only its keys and adding one moves only the keys
+ * its tokens cover. Balance: each member's share deviates from its weight's share by about
+ * {@code 1/sqrt(v)} (one standard deviation).
+ *
+ * <p><b>Cost.</b> Lookup: O(1) expected, allocation-free. {@link #ownerIndices} walks the tokens
+ * clockwise and allocates only when asked for more than 16 members. Building: O(t log t) for {@code t}
+ * tokens. {@link #withMembers}: one linear pass over the surviving tokens plus sorting the new
+ * members' tokens. Memory: 8 bytes per token plus 4 per bucket.
+ */
+final class ConsistentRing implements HashRing {
+  static final int INDEX_BITS = 20;
+  static final int POSITION_BITS = 64 - INDEX_BITS;
+  private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
+  private static final long POSITION_MASK = ~INDEX_MASK;
+  private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
+  private final String[] names;
+  private final long[] hashes;
+  private final double[] weights;
+  private final int virtualNodes;
+  private final long[] tokens;
+  private final int bucketBits;
+  private final int[] bucketStart;
+  private final List<String> members;
+
+  ConsistentRing(TreeMap<String, Double> sortedWeights, int virtualNodes) {
+    this(sortedWeights, virtualNodes, null);
+  }
+
+  private ConsistentRing(TreeMap<String, Double> sortedWeights, int virtualNodes,
+      ConsistentRing previous) {
+    if (sortedWeights.size() > INDEX_MASK + 1) {
+      throw new IllegalArgumentException("a consistent ring holds at most " + (INDEX_MASK + 1)
+          + " members: " + sortedWeights.size());
+    }
+    this.virtualNodes = virtualNodes;
+    int n = sortedWeights.size();
+    names = sortedWeights.keySet().toArray(new String[0]);
+    hashes = new long[n];
+    weights = new double[n];
+    Map<String, Integer> previousIndex = new HashMap<>();
+    if (previous != null) {
+      for (int i = 0; i < previous.names.length; i++) {
+        previousIndex.put(previous.names[i], i);
+      }
+    }
+    // Old index -> new index, for members whose tokens can be kept (same name, same count).
+    int[] remap = previous == null ? new int[0] : new int[previous.names.length];
+    Arrays.fill(remap, -1);
+    boolean[] fresh = new boolean[n];
+    int freshTokens = 0;
+    int i = 0;
+    for (Map.Entry<String, Double> e : sortedWeights.entrySet()) {
+      weights[i] = e.getValue();
+      Integer old = previousIndex.get(e.getKey());
+      if (old != null && tokenCount(previous.weights[old]) == tokenCount(weights[i])) {
+        hashes[i] = previous.hashes[old];
+        remap[old] = i;
+      } else {
+        hashes[i] = HashRings.memberHash(e.getKey());
+        fresh[i] = true;
+        freshTokens += tokenCount(weights[i]);
+      }
+      i++;
+    }
+    long[] added = new long[freshTokens];
+    int a = 0;
+    for (int m = 0; m < n; m++) {
+      if (fresh[m]) {
+        int count = tokenCount(weights[m]);
+        for (int j = 0; j < count; j++) {
+          added[a++] = token(hashes[m], j, m);
+        }
+      }
+    }
+    Arrays.sort(added);
+    if (previous == null) {
+      tokens = added;
+    } else {
+      tokens = merge(previous.tokens, remap, added);
+    }
+    bucketBits = Math.max(1, Math.min(24, 64 - Long.numberOfLeadingZeros(tokens.length)));
+    bucketStart = buckets(tokens, bucketBits);
+    members = Collections.unmodifiableList(Arrays.asList(names));
+  }
+
+  private int tokenCount(double weight) {
+    return (int) Math.max(1, Math.min(1 << 20, Math.round(weight * virtualNodes)));
+  }
+
+  private static long token(long memberHash, int j, int index) {
+    return (HashRings.mix(memberHash + (j + 1) * GOLDEN) & POSITION_MASK) | index;
+  }
+
+  /** Keeps the surviving old tokens (re-indexed; order is preserved) and merges in the new. */
+  private static long[] merge(long[] old, int[] remap, long[] added) {
+    long[] out = new long[old.length + added.length];
+    int o = 0;
+    int a = 0;
+    int w = 0;
+    while (o < old.length) {
+      long t = old[o++];
+      int to = remap[(int) (t & INDEX_MASK)];
+      if (to < 0) {
+        continue;
+      }
+      t = (t & POSITION_MASK) | to;
+      while (a < added.length && added[a] < t) {
+        out[w++] = added[a++];
+      }
+      out[w++] = t;
+    }
+    while (a < added.length) {
+      out[w++] = added[a++];
+    }
+    return w == out.length ? out : Arrays.copyOf(out, w);
+  }
+
+  private static int bucketOf(long key, int bits) {
+    return (int) ((key >> (64 - bits)) + (1L << (bits - 1)));
+  }
+
+  private static int[] buckets(long[] tokens, int bits) {
+    int count = 1 << bits;
+    int[] start = new int[count + 1];
+    int t = 0;
+    for (int b = 0; b < count; b++) {
+      long low = (long) (b - (1 << (bits - 1))) << (64 - bits);
+      while (t < tokens.length && tokens[t] < low) {
+        t++;
+      }
+      start[b] = t;
+    }
+    start[count] = tokens.length;
+    return start;
+  }
+
+  /** The position in {@link #tokens} of the first token at or after {@code key}, wrapping. */
+  int tokenIndex(long key) {
+    long q = key & POSITION_MASK;
+    int i = bucketStart[bucketOf(key, bucketBits)];
+    while (i < tokens.length && tokens[i] < q) {
+      i++;
+    }
+    return i == tokens.length ? 0 : i;
+  }
+
+  /** The number of tokens on the ring. */
+  int tokenCount() {
+    return tokens.length;
+  }
+
+  /** The member index of token {@code i}. */
+  int tokenOwner(int i) {
+    return (int) (tokens[i] & INDEX_MASK);
+  }
+
+  @Override
+  public int ownerIndex(long key) {
+    return tokenOwner(tokenIndex(key));
+  }
+
+  @Override
+  public int size() {
+    return names.length;
+  }
+
+  @Override
+  public List<String> members() {
+    return members;
+  }
+
+  @Override
+  public String member(int index) {
+    return names[index];
+  }
+
+  @Override
+  public double weight(int index) {
+    return weights[index];
+  }
+
+  @Override
+  public int ownerIndices(long key, int[] out) {
+    int n = Math.min(out.length, names.length);
+    int found = 0;
+    int start = tokenIndex(key);
+    boolean[] marks = n > 16 ? new boolean[names.length] : null;
+    for (int step = 0; step < tokens.length && found < n; step++) {
+      int owner = tokenOwner((start + step) % tokens.length);
+      boolean seen = false;
+      if (marks != null) {
+        seen = marks[owner];
+        marks[owner] = true;
+      } else {
+        for (int j = 0; j < found && !seen; j++) {
+          seen = out[j] == owner;
+        }
+      }
+      if (!seen) {
+        out[found++] = owner;
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public List<String> owners(long key, int k) {
+    if (k < 0) {
+      throw new IllegalArgumentException("k must not be negative: " + k);
+    }
+    int n = Math.min(k, names.length);
+    List<String> out = new ArrayList<>(n);
+    boolean[] seen = new boolean[names.length];
+    int start = tokenIndex(key);
+    for (int step = 0; step < tokens.length && out.size() < n; step++) {
+      int owner = tokenOwner((start + step) % tokens.length);
+      if (!seen[owner]) {
+        seen[owner] = true;
+        out.add(names[owner]);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public HashRing withMembers(Map<String, Double> weights) {
+    return new ConsistentRing(HashRings.checked(weights), virtualNodes, this);
+  }
+}

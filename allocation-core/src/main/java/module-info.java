@@ -1,0 +1,19 @@
+/**
+ * Apportion's engine: the hash rings ({@code dev.apportion.allocation.ring}, usable on their
+ * own) and the built-in strategies, provided to {@link dev.apportion.allocation.Allocators}
+ * through the service loader. Everything under {@code dev.apportion.allocation.internal} is
+ * internal and not exported.
+ */
+module dev.apportion.allocation.core {
+  requires transitive dev.apportion.allocation;
+  requires com.google.common;
+  requires org.slf4j;
+
+  exports dev.apportion.allocation.ring;
+
+  provides dev.apportion.allocation.spi.AllocationStrategyProvider with
+      dev.apportion.allocation.internal.strategy.Providers.ConsistentHashing,
+      dev.apportion.allocation.internal.strategy.Providers.Rendezvous,
+      dev.apportion.allocation.internal.strategy.Providers.LeastWeighted,
+      dev.apportion.allocation.internal.strategy.Providers.PerNode;
+}
