@@ -1,0 +1,178 @@
+package dev.apportion.allocation.kubernetes;
+
+import dev.apportion.allocation.Collector;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The rules that decide which pods are collectors. Pure functions of the pods, the current time and
+ * the grace period, apart from a small memory of when a pod without a usable Ready transition time
+ * was first seen not ready. Not thread-safe: {@link KubernetesCollectorSource} calls it from its
+ * single delivery thread only.
+ */
+final class CollectorRules {
+
+  /** The outcome of one evaluation of the pod set. */
+  static final class Result {
+    private final List<Collector> collectors;
+    private final Instant nextDeadline;
+
+    Result(List<Collector> collectors, Instant nextDeadline) {
+      this.collectors = collectors;
+      this.nextDeadline = nextDeadline;
+    }
+
+    /** The collectors, sorted by name, immutable. */
+    List<Collector> collectors() {
+      return collectors;
+    }
+
+    /**
+     * The earliest instant at which a pod that is a collector now stops being one because its grace
+     * period runs out, or null when no such instant is pending.
+     */
+    Instant nextDeadline() {
+      return nextDeadline;
+    }
+  }
+
+  private static final Comparator<Collector> BY_NAME = Comparator.comparing(Collector::name);
+
+  private final Duration notReadyGracePeriod;
+  /** Pods seen not ready whose Ready condition carries no usable transition time: first seen at. */
+  private final Map<String, Instant> notReadySince = new HashMap<>();
+
+  /**
+   * @param notReadyGracePeriod zero disables the readiness rules
+   */
+  CollectorRules(Duration notReadyGracePeriod) {
+    this.notReadyGracePeriod = notReadyGracePeriod;
+  }
+
+  /**
+   * Evaluates every pod.
+   *
+   * @param pods the pods the informer currently holds
+   * @param now the current time
+   * @return the collectors and the next instant at which the result changes without an event
+   */
+  Result evaluate(Collection<Pod> pods, Instant now) {
+    List<Collector> collectors = new ArrayList<>(pods.size());
+    Instant nextDeadline = null;
+    for (Pod pod : pods) {
+      ObjectMeta meta = pod.getMetadata();
+      if (meta == null || meta.getName() == null || meta.getName().isBlank()) {
+        continue;
+      }
+      String name = meta.getName();
+      // Rule: a pod marked for deletion is terminating and gives up its node at once.
+      if (meta.getDeletionTimestamp() != null) {
+        continue;
+      }
+      // Rule: a pod not yet scheduled has no node and is not a collector yet.
+      String node = nodeName(pod);
+      if (node == null) {
+        continue;
+      }
+      // Rule: a pod that finished will never run again.
+      String phase = phase(pod);
+      if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+        continue;
+      }
+      if (!notReadyGracePeriod.isZero()) {
+        Instant deadline = graceDeadline(pod, name, phase, now);
+        if (deadline != null) {
+          if (!now.isBefore(deadline)) {
+            continue; // Rule: not ready for longer than the grace period.
+          }
+          if (nextDeadline == null || deadline.isBefore(nextDeadline)) {
+            nextDeadline = deadline;
+          }
+        }
+      }
+      collectors.add(Collector.of(name, node));
+    }
+    if (!notReadySince.isEmpty()) {
+      Set<String> present =
+          pods.stream()
+              .map(Pod::getMetadata)
+              .filter(m -> m != null && m.getName() != null)
+              .map(ObjectMeta::getName)
+              .collect(Collectors.toSet());
+      notReadySince.keySet().retainAll(present);
+    }
+    collectors.sort(BY_NAME);
+    return new Result(List.copyOf(collectors), nextDeadline);
+  }
+
+  /**
+   * The instant at which the pod's grace period runs out, or null when the pod is healthy (Ready,
+   * or without a Ready condition and running or not yet started). Follows upstream's
+   * {@code collector_not_ready_grace_period}: a Ready condition that is not {@code True} counts
+   * from its last transition; a phase other than {@code Running} counts from the pod's start time.
+   */
+  private Instant graceDeadline(Pod pod, String name, String phase, Instant now) {
+    Instant since = null;
+    PodStatus status = pod.getStatus();
+    if (status != null && status.getConditions() != null) {
+      for (PodCondition condition : status.getConditions()) {
+        if ("Ready".equals(condition.getType()) && !"True".equals(condition.getStatus())) {
+          Instant transition = parse(condition.getLastTransitionTime());
+          if (transition == null) {
+            transition = notReadySince.computeIfAbsent(name, n -> now);
+          }
+          since = transition;
+          break;
+        }
+      }
+    }
+    if (since == null) {
+      notReadySince.remove(name);
+    }
+    if (!"Running".equals(phase) && status != null) {
+      Instant started = parse(status.getStartTime());
+      if (started != null && (since == null || started.isBefore(since))) {
+        since = started;
+      }
+    }
+    return since == null ? null : since.plus(notReadyGracePeriod);
+  }
+
+  private static String nodeName(Pod pod) {
+    PodSpec spec = pod.getSpec();
+    if (spec == null || spec.getNodeName() == null || spec.getNodeName().isEmpty()) {
+      return null;
+    }
+    return spec.getNodeName();
+  }
+
+  private static String phase(Pod pod) {
+    return pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  }
+
+  private static Instant parse(String timestamp) {
+    if (timestamp == null || timestamp.isEmpty()) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(timestamp).toInstant();
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+}
