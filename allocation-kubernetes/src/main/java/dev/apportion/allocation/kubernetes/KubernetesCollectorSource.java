@@ -75,7 +75,8 @@ import org.slf4j.LoggerFactory;
  *
  * A lost watch is re-established by the informer (with exponential back-off; a watch that falls too
  * far behind is replaced by a fresh list). The source logs a WARN line when the watch has been down
- * for about a second, and an INFO line when it is back; {@link #isWatching()} tells the same at any
+ * for about three seconds, and an INFO line when it is back; a failed list or watch that the
+ * informer reports is logged at WARN too; {@link #isWatching()} tells the same at any
  * time, for a readiness check.
  *
  * <h2>Thread-safety and lifecycle</h2>
@@ -100,6 +101,13 @@ public final class KubernetesCollectorSource implements AutoCloseable {
   private static final long MAX_GRACE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private static final long MIN_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * Consecutive watch checks that must find the watch down before it is reported lost: with the
+   * default one-second check, about three seconds. The informer restarts its watch every five to
+   * ten minutes with a gap of about a second; that routine gap is not reported.
+   */
+  private static final int LOST_AFTER_CHECKS = 4;
 
   private final KubernetesClient client;
   private final String namespace;
@@ -406,7 +414,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
     notWatchingChecks++;
     if (notWatchingChecks == 1) {
       lostSinceNanos = System.nanoTime();
-    } else if (notWatchingChecks == 2) {
+    } else if (notWatchingChecks == LOST_AFTER_CHECKS) {
       reportedLost = true;
       LOG.warn(
           "Collector pod watch in namespace {} was lost; the informer is reconnecting (the last"
