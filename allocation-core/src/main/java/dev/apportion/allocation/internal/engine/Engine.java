@@ -12,7 +12,6 @@ import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -57,6 +56,7 @@ public final class Engine implements Allocator {
   private final Ledger ledger = new Ledger();
   private Members members = Members.EMPTY;
   private boolean blipWarned;
+  private int lastDuplicates;
 
   private volatile Snapshot snapshot = Snapshot.EMPTY;
 
@@ -104,15 +104,24 @@ public final class Engine implements Allocator {
           removed.add(t);
         }
       }
-      added.sort(TargetOrder.HASH);
+      TargetOrder.sort(added);
       ledger.addAndRemove(added, removed);
       placer.targetsChanged(Collections.unmodifiableList(added),
           Collections.unmodifiableList(removed), members, ledger);
       if (duplicates > 0) {
-        LOG.info("[{}] {} duplicate target(s) collapsed (same job, address and non-__meta_ "
-            + "labels); the last one given was kept. Check for overlapping scrape configs.",
-            strategy, duplicates);
+        // Discovery repeats the same duplicates every cycle: say it at info when the count
+        // changes, not on every call.
+        if (duplicates != lastDuplicates) {
+          LOG.info("[{}] setTargets collapsed {} duplicate target(s) of {} given (same job and "
+              + "non-__meta_ labels, so the same identity); the last one given was kept. Check "
+              + "for scrape configs or discovery roles that overlap. Logged again only when the "
+              + "count changes.", strategy, duplicates, targets.size());
+        } else {
+          LOG.debug("[{}] setTargets collapsed {} duplicate target(s) of {} given", strategy,
+              duplicates, targets.size());
+        }
       }
+      lastDuplicates = duplicates;
       publish(Cause.SET_TARGETS, before, start, false);
     } finally {
       lock.unlock();
@@ -135,19 +144,21 @@ public final class Engine implements Allocator {
       long start = System.nanoTime();
       Snapshot before = snapshot;
       if (byName.isEmpty()) {
-        if (!members.isEmpty()) {
+        if (!members.isEmpty() && !blipWarned) {
           LOG.warn("[{}] the collector set went empty; treating it as a transient blip: the last "
-              + "assignment ({} collectors, {} targets) stands until a non-empty set arrives. "
-              + "If collectors are really gone, check the collector discovery (pods, RBAC, label "
-              + "selector).", strategy, members.size(), ledger.known());
+              + "assignment ({} collectors, {} targets) stands until a non-empty set arrives, "
+              + "and targets on collectors that are really gone are not scraped meanwhile. If it "
+              + "lasts, check the collector discovery (pods, RBAC, label selector). Logged once "
+              + "per blip.", strategy, members.size(), ledger.known());
           blipWarned = true;
         }
         publish(Cause.SET_COLLECTORS, before, start, false);
         return;
       }
       if (blipWarned) {
-        LOG.info("[{}] collectors are back after an empty set: {} collectors", strategy,
-            byName.size());
+        LOG.info("[{}] collectors are back after an empty set: {} collectors (there were {}); "
+            + "the blip is over and targets are placed on them again", strategy, byName.size(),
+            members.size());
         blipWarned = false;
       }
       boolean first = members.isEmpty();
@@ -184,7 +195,7 @@ public final class Engine implements Allocator {
           for (Member m : removed) {
             o.addAll(m.targets);
           }
-          o.sort(TargetOrder.HASH);
+          TargetOrder.sort(o);
           for (Target t : o) {
             ledger.place(t, null);
           }
@@ -217,59 +228,97 @@ public final class Engine implements Allocator {
     return strategy;
   }
 
-  /** Delta of one collector's list for one job. */
+  /** Delta of one collector's list for one job: additions arrive in identity-hash order. */
   private static final class Delta {
-    final Set<Target> remove = new HashSet<>();
+    Set<Target> remove;
     final List<Target> add = new ArrayList<>();
+
+    void remove(Target t) {
+      if (remove == null) {
+        remove = new HashSet<>();
+      }
+      remove.add(t);
+    }
+  }
+
+  /**
+   * The touched targets in identity-hash order. When most targets were touched (a full
+   * placement), walking the ledger's ordered targets is cheaper than sorting.
+   */
+  private Target[] touchedInOrder(Map<Target, Member> touched) {
+    if (touched.size() * 4L < ledger.known()) {
+      Target[] out = touched.keySet().toArray(new Target[0]);
+      TargetOrder.sort(out);
+      return out;
+    }
+    Target[] out = new Target[touched.size()];
+    int w = 0;
+    List<Target> removed = ledger.removedSorted();
+    int r = 0;
+    for (Target t : ledger.sortedTargets()) {
+      while (r < removed.size() && TargetOrder.compare(removed.get(r), t) < 0) {
+        out[w++] = removed.get(r++);
+      }
+      if (touched.containsKey(t)) {
+        out[w++] = t;
+      }
+    }
+    while (r < removed.size()) {
+      out[w++] = removed.get(r++);
+    }
+    return out;
+  }
+
+  private boolean isCurrent(Member m) {
+    return m.index() < members.size() && members.get(m.index()) == m;
   }
 
   private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
     Map<Target, Member> touched = ledger.touched();
-    Map<Target, Ledger.Slot> removedSlots = ledger.removedSlots();
-    List<Target> relabeled = ledger.relabeled();
-    if (touched.isEmpty() && relabeled.isEmpty() && !collectorsChanged) {
+    if (touched.isEmpty() && !collectorsChanged) {
       ledger.endOperation();
       notifyListeners(cause, before, before, List.of(), 0, start);
       return;
     }
+    Map<Target, Ledger.Slot> removedSlots = ledger.removedSlots();
+    Set<Target> relabeled = ledger.relabeled();
+    Target[] order = touchedInOrder(touched);
     List<Move> moves = new ArrayList<>();
-    Map<String, Map<String, Delta>> deltas = new HashMap<>();
+    List<Map<String, Delta>> deltas = new ArrayList<>(Collections.nCopies(members.size(), null));
+    boolean anyDelta = false;
     int reassigned = 0;
     boolean unassignedChanged = false;
-    Set<Target> relabeledSet = new HashSet<>(relabeled);
-    Set<Target> all = new HashSet<>(touched.keySet());
-    all.addAll(relabeledSet);
-    Target[] tableTargets = new Target[all.size()];
-    String[] tableOwners = new String[all.size()];
+    boolean checkWasUnassigned = !before.unassigned.isEmpty();
+    Target[] tableTargets = new Target[order.length];
+    String[] tableOwners = new String[order.length];
     int w = 0;
-    for (Target key : all) {
+    for (Target key : order) {
       Ledger.Slot slot = ledger.slot(key);
+      Member fromMember = touched.get(key);
+      String from = fromMember == null ? null : fromMember.name();
       String to = slot == null || slot.owner == null ? null : slot.owner.name();
-      String from;
-      if (touched.containsKey(key)) {
-        Member m = touched.get(key);
-        from = m == null ? null : m.name();
-      } else {
-        from = to;
-      }
       Target instance = slot != null ? slot.instance : removedSlots.get(key).instance;
       if (!Objects.equals(from, to)) {
         moves.add(new Move(instance, from, to));
-        if (from != null) {
-          delta(deltas, from, key.job()).remove.add(key);
+        if (fromMember != null && isCurrent(fromMember)) {
+          delta(deltas, fromMember, key.job()).remove(key);
+          anyDelta = true;
         }
         if (to != null) {
-          delta(deltas, to, key.job()).add.add(instance);
+          delta(deltas, slot.owner, key.job()).add.add(instance);
+          anyDelta = true;
         }
         if (from != null && slot != null) {
           reassigned++;
         }
-      } else if (to != null && relabeledSet.contains(key)) {
-        Delta d = delta(deltas, to, key.job());
-        d.remove.add(key);
+      } else if (to != null && relabeled.contains(key)) {
+        Delta d = delta(deltas, slot.owner, key.job());
+        d.remove(key);
         d.add.add(instance);
+        anyDelta = true;
       }
-      if (from == null || to == null) {
+      if ((slot != null && to == null)
+          || (checkWasUnassigned && from == null && before.unassigned.contains(key))) {
         unassignedChanged = true;
       }
       if (slot != null) {
@@ -280,7 +329,6 @@ public final class Engine implements Allocator {
         tableOwners[w++] = TargetTable.REMOVE;
       }
     }
-    sortTogether(tableTargets, tableOwners, w);
     TargetTable table = before.table.apply(tableTargets, tableOwners, w);
 
     ImmutableSortedSet<Collector> collectorSet = before.collectors;
@@ -292,7 +340,7 @@ public final class Engine implements Allocator {
       collectorSet = b.build();
     }
     ImmutableMap<String, Snapshot.Entry> entries = before.entries;
-    if (collectorsChanged || !deltas.isEmpty()) {
+    if (collectorsChanged || anyDelta) {
       ImmutableMap.Builder<String, Snapshot.Entry> b =
           ImmutableMap.builderWithExpectedSize(members.size());
       for (Member m : members) {
@@ -302,7 +350,7 @@ public final class Engine implements Allocator {
         } else if (!e.collector.equals(m.collector())) {
           e = e.withCollector(m.collector());
         }
-        Map<String, Delta> d = deltas.get(m.name());
+        Map<String, Delta> d = deltas.get(m.index());
         if (d != null) {
           e = new Snapshot.Entry(e.collector, rebuild(e.byJob, d));
         }
@@ -313,12 +361,11 @@ public final class Engine implements Allocator {
 
     ImmutableSortedSet<Target> unassigned = before.unassigned;
     if (unassignedChanged) {
-      unassigned = rebuildUnassigned(before.unassigned, all);
+      unassigned = rebuildUnassigned(before.unassigned, touched.keySet());
     }
     Snapshot after = new Snapshot(collectorSet, entries, table, unassigned);
     snapshot = after;
     ledger.endOperation();
-    moves.sort((a, b) -> TargetOrder.compare(a.target(), b.target()));
     int known = table.size();
     if (known > 0 && reassigned > movedShareWarning * known && reassigned > 0) {
       LOG.warn("[{}] one {} call reassigned {} of {} targets ({}%), above the warning share of "
@@ -359,10 +406,13 @@ public final class Engine implements Allocator {
     return b.build();
   }
 
-  private static Delta delta(Map<String, Map<String, Delta>> deltas, String collector,
-      String job) {
-    return deltas.computeIfAbsent(collector, c -> new HashMap<>())
-        .computeIfAbsent(job, j -> new Delta());
+  private static Delta delta(List<Map<String, Delta>> deltas, Member member, String job) {
+    Map<String, Delta> byJob = deltas.get(member.index());
+    if (byJob == null) {
+      byJob = new HashMap<>();
+      deltas.set(member.index(), byJob);
+    }
+    return byJob.computeIfAbsent(job, j -> new Delta());
   }
 
   private static ImmutableSortedMap<String, ImmutableList<Target>> rebuild(
@@ -371,39 +421,31 @@ public final class Engine implements Allocator {
     for (Map.Entry<String, Delta> e : deltas.entrySet()) {
       Delta d = e.getValue();
       ImmutableList<Target> old = byJob.getOrDefault(e.getKey(), ImmutableList.of());
-      Target[] next = new Target[old.size() + d.add.size()];
-      int w = 0;
+      ImmutableList.Builder<Target> next =
+          ImmutableList.builderWithExpectedSize(old.size() + d.add.size());
+      int a = 0;
+      int size = 0;
       for (Target t : old) {
-        if (!d.remove.contains(t)) {
-          next[w++] = t;
+        if (d.remove != null && d.remove.contains(t)) {
+          continue;
         }
+        while (a < d.add.size() && TargetOrder.compare(d.add.get(a), t) < 0) {
+          next.add(d.add.get(a++));
+          size++;
+        }
+        next.add(t);
+        size++;
       }
-      for (Target t : d.add) {
-        next[w++] = t;
+      for (; a < d.add.size(); a++) {
+        next.add(d.add.get(a));
+        size++;
       }
-      Arrays.sort(next, 0, w, TargetOrder.HASH);
-      if (w == 0) {
+      if (size == 0) {
         out.remove(e.getKey());
       } else {
-        out.put(e.getKey(), ImmutableList.copyOf(Arrays.asList(next).subList(0, w)));
+        out.put(e.getKey(), next.build());
       }
     }
     return ImmutableSortedMap.copyOfSorted(out);
-  }
-
-  private static void sortTogether(Target[] targets, String[] owners, int count) {
-    Integer[] order = new Integer[count];
-    for (int i = 0; i < count; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, (a, b) -> TargetOrder.compare(targets[a], targets[b]));
-    Target[] t2 = new Target[count];
-    String[] o2 = new String[count];
-    for (int i = 0; i < count; i++) {
-      t2[i] = targets[order[i]];
-      o2[i] = owners[order[i]];
-    }
-    System.arraycopy(t2, 0, targets, 0, count);
-    System.arraycopy(o2, 0, owners, 0, count);
   }
 }

@@ -1,11 +1,12 @@
 package dev.apportion.allocation.internal.engine;
 
 import dev.apportion.allocation.Target;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The engine's mutable record of every target and its owner, and of what one operation changed.
@@ -29,7 +30,8 @@ final class Ledger implements Assignment {
   /** Per operation: each touched target's owner before the operation (null = none/new). */
   private final Map<Target, Member> before = new HashMap<>();
   private final Map<Target, Slot> removed = new HashMap<>();
-  private final List<Target> relabeled = new ArrayList<>();
+  private final Set<Target> relabeled = new HashSet<>();
+  private List<Target> removedSorted = List.of();
 
   Slot slot(Target t) {
     return slots.get(t);
@@ -98,6 +100,7 @@ final class Ledger implements Assignment {
     if (!addedSorted.isEmpty() || !removedSorted.isEmpty()) {
       sorted = merge(sorted, addedSorted, removedSorted);
     }
+    this.removedSorted = removedSorted;
   }
 
   private static List<Target> merge(List<Target> old, List<Target> added, List<Target> gone) {
@@ -129,9 +132,15 @@ final class Ledger implements Assignment {
     Slot s = slots.get(newInstance);
     s.instance = newInstance;
     relabeled.add(newInstance);
+    if (!before.containsKey(newInstance)) {
+      before.put(newInstance, s.owner);
+    }
   }
 
-  /** What the current operation touched. */
+  /**
+   * What the current operation touched (placed, dropped, added or relabeled), with each target's
+   * owner before the operation.
+   */
   Map<Target, Member> touched() {
     return before;
   }
@@ -140,8 +149,13 @@ final class Ledger implements Assignment {
     return removed;
   }
 
-  List<Target> relabeled() {
+  Set<Target> relabeled() {
     return relabeled;
+  }
+
+  /** The targets the current operation dropped, in identity-hash order. */
+  List<Target> removedSorted() {
+    return removedSorted;
   }
 
   /** Forgets what the current operation touched, at its end. */
@@ -149,5 +163,6 @@ final class Ledger implements Assignment {
     before.clear();
     removed.clear();
     relabeled.clear();
+    removedSorted = List.of();
   }
 }
