@@ -63,10 +63,12 @@ import org.slf4j.LoggerFactory;
  *       list of collectors sorted by name.
  *   <li>A consumer is called only when the collector set differs from the last one delivered; the
  *       first delivery, right after the initial list, happens even when the set is empty.
- *   <li>Bursts of pod events are coalesced: at most one delivery per {@linkplain
- *       Builder#coalescingInterval coalescing interval}, and after the last event of a burst the
- *       final set is delivered within one interval. A zero interval delivers every change as soon
- *       as the delivery thread gets to it.
+ *   <li>Bursts of pod events are coalesced: a delivery starts at least one {@linkplain
+ *       Builder#coalescingInterval coalescing interval} after the previous one ended, and after
+ *       the last event of a burst the final set is delivered within one interval (plus the time a
+ *       delivery already in progress takes to end). The set is read from the informer's cache when
+ *       it is delivered, so no state is lost in between. A zero interval delivers every change as
+ *       soon as the delivery thread gets to it.
  *   <li>If a consumer throws, the error is logged, the other consumers are still called, and the
  *       same set is delivered again to every consumer after {@code max(interval, 1 s)}.
  * </ul>
@@ -213,7 +215,8 @@ public final class KubernetesCollectorSource implements AutoCloseable {
           .whenComplete(
               (v, t) -> {
                 if (t != null) {
-                  firstDelivery.completeExceptionally(t);
+                  KubernetesClientException k = kubernetesCause(t);
+                  firstDelivery.completeExceptionally(k != null ? k : t);
                   return;
                 }
                 synced = true;
@@ -301,7 +304,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Coalescing and delivery
 
-  /** Asks for a delivery: at once if none ran within the interval, else one interval after it. */
+  /** Asks for a delivery: at once if none ended within the interval, else one interval after. */
   private void requestUpdate() {
     if (closed || !synced) {
       return;
@@ -319,7 +322,17 @@ public final class KubernetesCollectorSource implements AutoCloseable {
   /** Runs on the delivery thread. */
   private void update() {
     updatePending.set(false);
-    lastRunNanos = System.nanoTime();
+    try {
+      evaluateAndDeliver();
+    } finally {
+      // The interval counts from the end of this run, so that a slow run or a slow consumer
+      // never brings the next delivery closer than one interval.
+      lastRunNanos = System.nanoTime();
+    }
+  }
+
+  /** Runs on the delivery thread. */
+  private void evaluateAndDeliver() {
     SharedIndexInformer<Pod> i = runningInformer;
     if (closed || i == null) {
       return;
@@ -428,23 +441,32 @@ public final class KubernetesCollectorSource implements AutoCloseable {
     if (closed) {
       return false;
     }
-    if (!isStarted
-        && t instanceof KubernetesClientException
-        && (((KubernetesClientException) t).getCode() == 401
-            || ((KubernetesClientException) t).getCode() == 403)) {
+    KubernetesClientException k = kubernetesCause(t);
+    int code = k == null ? 0 : k.getCode();
+    if (!isStarted && (code == 401 || code == 403)) {
       LOG.error(
           "Listing collector pods in namespace {} was refused ({}): the source needs get, list"
               + " and watch on pods in that namespace; giving up",
           namespace,
-          ((KubernetesClientException) t).getCode());
+          code);
       return false;
     }
     LOG.warn(
-        "Collector pod {} in namespace {} failed: {}; the informer retries",
+        "Collector pod {} in namespace {} failed ({}); the informer retries",
         isStarted ? "watch" : "list",
         namespace,
-        t.toString());
+        k != null ? "HTTP " + code + ": " + k.getMessage() : String.valueOf(t));
     return true;
+  }
+
+  /** The first KubernetesClientException in the cause chain, or null. */
+  private static KubernetesClientException kubernetesCause(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof KubernetesClientException) {
+        return (KubernetesClientException) c;
+      }
+    }
+    return null;
   }
 
   private String selectorText() {

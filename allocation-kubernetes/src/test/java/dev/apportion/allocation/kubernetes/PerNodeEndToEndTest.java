@@ -7,6 +7,7 @@ import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Target;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,7 @@ class PerNodeEndToEndTest {
   private static final String NS = "monitoring";
   private static final String JOB = "kubernetes-pods";
 
+  KubernetesMockServer server;
   KubernetesClient client;
 
   private static Target targetOn(String node, String address) {
@@ -74,6 +76,7 @@ class PerNodeEndToEndTest {
       assertEquals(List.of(onNode1), allocator.targetsFor("agent-b3n8w", JOB));
       assertEquals(List.of(onNode2), allocator.targetsFor("agent-z5c1r", JOB));
       assertEquals(java.util.Set.of(), allocator.snapshot().unassigned());
+      server.destroy(); // before the source closes its watch: see KubernetesCollectorSourceTest
     }
   }
 }

@@ -88,6 +88,7 @@ class ReconnectTest {
 
       pods.create("collector-b", "node-2"); // events flow again
       deliveries.awaitSet("collector-a@node-1", "collector-b@node-2");
+      server.destroy(); // before the source closes its watch: see KubernetesCollectorSourceTest
     }
     assertFalse(logged("giving up"));
     assertTrue(logged("Stopped watching collector pods in namespace " + NS));
