@@ -8,8 +8,10 @@ module dev.apportion.allocation.core {
   requires transitive dev.apportion.allocation;
   requires com.google.common;
   requires org.slf4j;
+  requires transitive micrometer.core;
 
   exports dev.apportion.allocation.ring;
+  exports dev.apportion.allocation.metrics;
 
   provides dev.apportion.allocation.spi.AllocationStrategyProvider with
       dev.apportion.allocation.internal.strategy.Providers.ConsistentHashing,

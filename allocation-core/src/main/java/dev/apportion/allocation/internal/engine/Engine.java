@@ -370,7 +370,9 @@ public final class Engine implements Allocator {
     if (known > 0 && reassigned > movedShareWarning * known && reassigned > 0) {
       LOG.warn("[{}] one {} call reassigned {} of {} targets ({}%), above the warning share of "
           + "{}%: expect scrape gaps or duplicates while collectors catch up. A rollout that "
-          + "replaces many collectors at once, or a flapping collector set, causes this.",
+          + "replaces many collectors at once, or a flapping collector set, causes this: roll "
+          + "collectors out fewer at a time, or find why the set flaps; if such churn is "
+          + "expected, raise warnWhenMovedShareExceeds.",
           strategy, cause == Cause.SET_TARGETS ? "setTargets" : "setCollectors", reassigned,
           known, Math.round(100.0 * reassigned / known), Math.round(100 * movedShareWarning));
     }

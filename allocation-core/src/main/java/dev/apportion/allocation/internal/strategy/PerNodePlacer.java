@@ -209,10 +209,11 @@ final class PerNodePlacer implements Placer {
     if (count > 0 && !warned) {
       warned = true;
       LOG.warn("per-node runs with no fallback strategy: {} target(s) with no node, or whose node "
-          + "has no collector, are left unassigned and will not be scraped (see "
-          + "Allocation.unassigned()). To place them, remove noFallback()/fallback(\"\") so the "
-          + "default consistent-hashing fallback applies, or name one with fallback(\"...\"). "
-          + "This warning is logged once per allocator.", count);
+          + "has no collector, are left unassigned and will not be scraped (listed in "
+          + "Allocation.unassigned(), counted by AllocatorMetrics' targets.unassigned gauge). "
+          + "To place them, run a collector on every node that has targets, or remove "
+          + "noFallback()/fallback(\"\") so the default consistent-hashing fallback applies, or "
+          + "name one with fallback(\"...\"). This warning is logged once per allocator.", count);
     }
   }
 
