@@ -10,6 +10,7 @@ module dev.apportion.allocation.core {
   requires org.slf4j;
   requires transitive micrometer.core;
 
+  exports dev.apportion.allocation.ownership;
   exports dev.apportion.allocation.ring;
   exports dev.apportion.allocation.metrics;
 
