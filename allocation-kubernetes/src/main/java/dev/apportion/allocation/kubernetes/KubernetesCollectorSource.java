@@ -165,6 +165,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
             });
     executor.setRemoveOnCancelPolicy(true);
     executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    executor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
     executor.prestartCoreThread();
     this.deliveryThread = created[0];
     this.lastRunNanos = System.nanoTime() - intervalNanos;
@@ -281,7 +282,9 @@ public final class KubernetesCollectorSource implements AutoCloseable {
         LOG.warn("Stopping the collector pod informer in namespace {} failed", namespace, e);
       }
     }
-    executor.shutdownNow();
+    // shutdown(), not shutdownNow(): queued and delayed tasks are dropped (see the executor's
+    // policies), but a consumer in progress is not interrupted.
+    executor.shutdown();
     firstDelivery.completeExceptionally(new CancellationException("the collector source is closed"));
     if (Thread.currentThread() != deliveryThread) {
       try {
@@ -498,6 +501,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
 
   /**
    * Builds a {@link KubernetesCollectorSource}. Not thread-safe: use one builder from one thread.
+   * No method blocks, and none but {@link #build()} has an effect outside the builder.
    * Required: {@link #client}, {@link #namespace}, a label selector ({@link #labelSelector(Map)} or
    * {@link #labelSelector(String)}) and at least one consumer ({@link #consumer} or {@link
    * #forAllocator}).
