@@ -67,8 +67,10 @@ import java.util.TreeMap;
  * one score per member until a member beats the local one, so O(log m) expected and O(m) for the
  * targets the local member owns; with weights, one logarithm per member. {@link #ownerOf}: O(m).
  * {@link #changesTo} and {@link #update}: one pass over the targets, each key computed once,
- * O(log m) expected per target plus one score per member added or removed, allocation-free but
- * for the result lists; with weights, two ring lookups per target, O(m).
+ * O(log m) expected per target plus one score per member added or removed; it allocates O(m)
+ * scratch and the result lists; with weights, two ring lookups per target, O(m). Keys other than
+ * {@link TargetKey#identity()} cost a hash of the target's labels per call (see
+ * {@link TargetKey#keyOf}).
  *
  * <p><b>Thread-safety.</b> Immutable: every method is thread-safe and never blocks; a membership
  * change builds a new instance ({@link #withMembers}), so a view can be shared and replaced
