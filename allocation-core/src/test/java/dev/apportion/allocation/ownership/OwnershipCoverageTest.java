@@ -28,6 +28,7 @@ class OwnershipCoverageTest {
     long checked = 0;
     for (int seed = 0; seed < SEEDS; seed++) {
       SplittableRandom rng = new SplittableRandom(seed);
+      String at = "seed " + seed;
       List<String> members = Seeded.members(rng, 2 + rng.nextInt(25));
       List<Target> targets = Seeded.targets(rng, 1 + rng.nextInt(1000));
       TargetKey key = seed % 3 == 0 ? TargetKey.identity()
@@ -36,10 +37,10 @@ class OwnershipCoverageTest {
       Map<String, Integer> share = new HashMap<>();
       for (Target t : targets) {
         int owners = Seeded.owners(views, t);
-        assertEquals(1, owners, "seed " + seed + ": " + t + " has " + owners + " owners");
+        assertEquals(1, owners, () -> at + ": " + t + " has " + owners + " owners");
         Optional<String> first = views.get(0).ownerOf(t);
         for (Ownership v : views) {
-          assertEquals(first, v.ownerOf(t), "seed " + seed + ": replicas disagree on " + t);
+          assertEquals(first, v.ownerOf(t), () -> at + ": replicas disagree on " + t);
         }
         share.merge(first.orElseThrow(), 1, Integer::sum);
         checked++;
@@ -56,6 +57,7 @@ class OwnershipCoverageTest {
   void weightedMemberListOwnsEveryTargetExactlyOnce() {
     for (int seed = 0; seed < 20; seed++) {
       SplittableRandom rng = new SplittableRandom(1000 + seed);
+      String at = "seed " + seed;
       List<String> members = Seeded.members(rng, 2 + rng.nextInt(20));
       Map<String, Double> weights = Seeded.weights(rng, members);
       List<Target> targets = Seeded.targets(rng, 1 + rng.nextInt(1000));
@@ -65,11 +67,11 @@ class OwnershipCoverageTest {
       }
       HashRing ring = HashRings.rendezvous(weights);
       for (Target t : targets) {
-        assertEquals(1, Seeded.owners(views, t), "seed " + seed + ": " + t);
+        assertEquals(1, Seeded.owners(views, t), () -> at + ": " + t);
         String owner = ring.owner(t.hash());
         for (Ownership v : views) {
-          assertEquals(v.self().equals(owner), v.owns(t), "seed " + seed + ": " + t);
-          assertEquals(Optional.of(owner), v.ownerOf(t), "seed " + seed + ": " + t);
+          assertEquals(v.self().equals(owner), v.owns(t), () -> at + ": " + t);
+          assertEquals(Optional.of(owner), v.ownerOf(t), () -> at + ": " + t);
         }
       }
     }
@@ -95,6 +97,7 @@ class OwnershipCoverageTest {
   void ownerIsTheRendezvousRingsAndTheCentralAllocatorsOwner() {
     for (int seed = 0; seed < 10; seed++) {
       SplittableRandom rng = new SplittableRandom(2000 + seed);
+      String at = "seed " + seed;
       List<String> members = Seeded.members(rng, 2 + rng.nextInt(40));
       List<Target> targets = Seeded.targets(rng, 500 + rng.nextInt(1500));
       HashRing ring = HashRings.rendezvous(members);
@@ -109,9 +112,9 @@ class OwnershipCoverageTest {
       Allocation snapshot = central.snapshot();
       for (Target t : targets) {
         Optional<String> expected = Optional.of(ring.owner(t.hash()));
-        assertEquals(expected, view.ownerOf(t), "seed " + seed + ": ring");
-        assertEquals(expected, snapshot.collectorOf(t), "seed " + seed + ": central");
-        assertEquals(view.self().equals(expected.get()), view.owns(t), "seed " + seed);
+        assertEquals(expected, view.ownerOf(t), () -> at + ": ring " + t);
+        assertEquals(expected, snapshot.collectorOf(t), () -> at + ": central " + t);
+        assertEquals(view.self().equals(expected.get()), view.owns(t), () -> at + ": " + t);
       }
     }
   }

@@ -24,6 +24,7 @@ class OwnershipMovementTest {
   void aMemberLeavingMovesOnlyItsOwnTargets() {
     for (int seed = 0; seed < SEEDS; seed++) {
       SplittableRandom rng = new SplittableRandom(seed);
+      String at = "seed " + seed;
       List<String> members = Seeded.members(rng, 3 + rng.nextInt(25));
       List<Target> targets = Seeded.targets(rng, 200 + rng.nextInt(1500));
       String leaver = members.get(rng.nextInt(members.size()));
@@ -36,7 +37,7 @@ class OwnershipMovementTest {
         OwnershipChange change = Ownership.of(m, members).update(rest, targets);
         assertEquals(List.of(), change.lost(), "seed " + seed + ": a survivor lost targets");
         for (Target t : change.gained()) {
-          assertTrue(leaversTargets.contains(t), "seed " + seed + ": gained a survivor's " + t);
+          assertTrue(leaversTargets.contains(t), () -> at + ": gained a survivor's " + t);
           taken.merge(t, 1, Integer::sum);
         }
         assertEquals(change.after().owned(targets).size(),
@@ -53,6 +54,7 @@ class OwnershipMovementTest {
   void aMemberJoiningTakesOnlyTargetsItNowWins() {
     for (int seed = 0; seed < SEEDS; seed++) {
       SplittableRandom rng = new SplittableRandom(500 + seed);
+      String at = "seed " + seed;
       List<String> more = Seeded.members(rng, 3 + rng.nextInt(25));
       List<Target> targets = Seeded.targets(rng, 200 + rng.nextInt(1500));
       String joiner = more.get(rng.nextInt(more.size()));
@@ -64,8 +66,8 @@ class OwnershipMovementTest {
         OwnershipChange change = Ownership.of(m, members).update(more, targets);
         assertEquals(List.of(), change.gained(), "seed " + seed + ": an old member gained");
         for (Target t : change.lost()) {
-          assertTrue(joinersTargets.contains(t), "seed " + seed + ": lost to another: " + t);
-          assertTrue(given.add(t), "seed " + seed + ": two members gave up " + t);
+          assertTrue(joinersTargets.contains(t), () -> at + ": lost to another: " + t);
+          assertTrue(given.add(t), () -> at + ": two members gave up " + t);
         }
       }
       assertEquals(joinersTargets, given, "seed " + seed);
