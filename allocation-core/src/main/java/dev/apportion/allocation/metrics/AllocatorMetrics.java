@@ -76,9 +76,10 @@ import java.util.concurrent.TimeUnit;
  * <h2>Threads and cost</h2>
  * Called on the allocator's writer thread, while its writer lock is held (see
  * {@link AllocationListener}); the registry's readers may read the gauges at any time from other
- * threads and see the values of the latest change. Each call costs O(collectors) hash lookups and
- * allocates only when a collector's gauge is registered; it never blocks, except on the registry
- * when meters are registered or removed.
+ * threads and see the values of the latest change. Each call costs O(collectors) hash lookups
+ * and allocates little (an iterator over the collectors, and a gauge for each new collector); it
+ * blocks only on this instance's monitor, which only the allocator's writer and {@link #close()}
+ * take, and on the registry while meters are registered or removed.
  *
  * @since 0.1.0
  */
