@@ -1,0 +1,170 @@
+package dev.apportion.bench.jmh;
+
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import dev.apportion.bench.sim.Cluster;
+import dev.apportion.bench.sim.ClusterGenerator;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The hot reassignment path: one change to a placed cluster (by default 100k targets on 1000
+ * collectors), for each strategy and for the do-it-yourself baseline on each peer ring.
+ *
+ * <pre>
+ * java -jar allocation-bench/target/apportion.jar ReassignmentTimeChange -f 1 -wi 2 -i 3 -w 1s -r 2s
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@code REMOVE_ONE}: a collector leaves;
+ *   <li>{@code ADD_ONE}: a collector joins (on a new node);
+ *   <li>{@code REPLACE_ONE}: a rolling-restart step: a pod leaves and a pod with a new name
+ *       arrives on the same node, in one collector update;
+ *   <li>{@code REPLACE_TARGETS_1PCT}: 1% of the targets are replaced by new ones (pods
+ *       rescheduled), in one target update.
+ * </ul>
+ *
+ * <p><b>Why an invocation-level setup.</b> Each change is measured from the same placed state:
+ * before each operation {@link #restore} puts the base collector and target sets back (untimed),
+ * so the operation always measures exactly that change, never its inverse. An alternating
+ * pattern (remove, then re-add, each timed) would report the mean of a removal and an addition,
+ * which differ by orders of magnitude for some strategies. The operations take tens of
+ * microseconds or more, far above the cost of JMH's per-invocation timestamps. Targets moved
+ * and the operation's own allocation are reported by {@link OpCounters} ({@code movedPerOp},
+ * {@code allocBytesPerOp}); {@code -prof gc} would add the restoring call's allocation.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 2)
+@Fork(1)
+public class ReassignmentTimeChange {
+  /** The change measured. */
+  public enum Change {
+    /** A collector leaves. */
+    REMOVE_ONE,
+    /** A collector joins, on a new node. */
+    ADD_ONE,
+    /** A pod is replaced by one with a new name on the same node. */
+    REPLACE_ONE,
+    /** 1% of the targets are replaced by new ones. */
+    REPLACE_TARGETS_1PCT
+  }
+
+  /** Targets placed. */
+  @Param({"100000"})
+  public int targets;
+
+  /** Collectors (one per node). */
+  @Param({"1000"})
+  public int collectors;
+
+  /** Who places them. */
+  @Param
+  public Contender contender;
+
+  /** The change. */
+  @Param
+  public Change change;
+
+  private List<Collector> baseCollectors;
+  private List<Target> baseTargets;
+  private List<Collector> changedCollectors;
+  private List<Target> changedTargets;
+  private Contender.Placement placement;
+  private OpCounters counters;
+
+  /** Builds the cluster, the changed sets and the placement, and places the cluster. */
+  @Setup(Level.Trial)
+  public void setUp() {
+    Cluster cluster = Shapes.cluster(targets, collectors);
+    baseCollectors = cluster.collectors();
+    baseTargets = cluster.targets();
+    Random random = new Random(Shapes.SEED);
+    Set<String> names = new HashSet<>();
+    for (Collector c : baseCollectors) {
+      names.add(c.name());
+    }
+    int victim = baseCollectors.size() / 2;
+    changedCollectors = new ArrayList<>(baseCollectors);
+    changedTargets = baseTargets;
+    switch (change) {
+      case REMOVE_ONE -> changedCollectors.remove(victim);
+      case ADD_ONE -> changedCollectors.add(
+          Collector.of(ClusterGenerator.newPodName(random, names), "node-joined"));
+      case REPLACE_ONE -> {
+        Collector old = changedCollectors.remove(victim);
+        changedCollectors.add(
+            Collector.of(ClusterGenerator.newPodName(random, names), old.node().orElse(null)));
+      }
+      case REPLACE_TARGETS_1PCT -> {
+        List<Target> next = new ArrayList<>(baseTargets);
+        for (int i = 0; i < next.size(); i += 100) {
+          Target old = next.get(i);
+          next.set(i, Target.of(old.job(), "rescheduled-" + i + ":8080", old.labels()));
+        }
+        changedTargets = next;
+      }
+      default -> throw new AssertionError(change);
+    }
+    changedCollectors = List.copyOf(changedCollectors);
+    placement = contender.create();
+    placement.setCollectors(baseCollectors);
+    placement.setTargets(baseTargets);
+  }
+
+  /**
+   * Puts the base state back, untimed.
+   *
+   * @param counters where the operation's allocation is counted
+   */
+  @Setup(Level.Invocation)
+  public void restore(OpCounters counters) {
+    if (change == Change.REPLACE_TARGETS_1PCT) {
+      placement.setTargets(baseTargets);
+    } else {
+      placement.setCollectors(baseCollectors);
+    }
+    this.counters = counters;
+    counters.begin();
+  }
+
+  /** Counts what the operation moved and allocated. */
+  @TearDown(Level.Invocation)
+  public void count() {
+    counters.end(placement.lastMoved());
+  }
+
+  /**
+   * Applies the change.
+   *
+   * @return the placement, so that the work is not dead code
+   */
+  @Benchmark
+  public Contender.Placement apply() {
+    if (change == Change.REPLACE_TARGETS_1PCT) {
+      placement.setTargets(changedTargets);
+    } else {
+      placement.setCollectors(changedCollectors);
+    }
+    return placement;
+  }
+}

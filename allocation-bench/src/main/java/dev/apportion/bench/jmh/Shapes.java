@@ -1,0 +1,21 @@
+package dev.apportion.bench.jmh;
+
+import dev.apportion.bench.sim.Cluster;
+import dev.apportion.bench.sim.ClusterGenerator;
+
+/** The clusters the benchmarks run on: generated, seeded, the same on every run. */
+final class Shapes {
+  /** The seed of every benchmark cluster. */
+  static final long SEED = 42;
+
+  private Shapes() {}
+
+  /**
+   * A DaemonSet-shaped cluster: {@code collectors} nodes in 3 zones, one collector each, and
+   * {@code targets} targets over 12 jobs, 3% of them with no node.
+   */
+  static Cluster cluster(int targets, int collectors) {
+    return ClusterGenerator.generate(
+        new ClusterGenerator.Shape(3, collectors, targets, 12, 0.03), SEED);
+  }
+}

@@ -1,0 +1,62 @@
+package dev.apportion.bench.sim;
+
+import java.io.PrintStream;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** Prints the simulator's results as one plain-text table per scenario. */
+final class ReportTable {
+  private static final String ROW = "%-19s %9s %9s %5s %16s %16s %7s %8s %10s %9s%n";
+
+  private ReportTable() {}
+
+  static void print(PrintStream out, Cluster cluster, List<Result> results) {
+    out.printf(Locale.ROOT, "cluster: %d nodes in %d zones, %s%n", distinctNodes(cluster),
+        cluster.zones().values().stream().distinct().count(), cluster);
+    Scenario current = null;
+    for (Result r : results) {
+      if (r.scenario() != current) {
+        current = r.scenario();
+        out.println();
+        out.printf(Locale.ROOT, "== %s ==%n", current.title());
+        out.printf(Locale.ROOT, ROW, "strategy", "peak/mean", "min/mean", "idle", "cross-node",
+            "cross-zone", "moved", "minimum", "unassigned", "time");
+      }
+      out.printf(Locale.ROOT, ROW, r.strategy(), ratio(r.peakOverMean()),
+          ratio(r.minOverMean()), r.idle(), share(r.crossNode(), r.nodeKnown()),
+          share(r.crossZone(), r.zoneKnown()), r.moved(), r.minimumMoved(), r.unassigned(),
+          millis(r.nanos()));
+    }
+    out.println();
+    out.println("cross-node and cross-zone: scrapes whose target and collector are on different "
+        + "nodes (zones), of those where both are known. moved: targets reassigned, summed over "
+        + "the scenario's steps; minimum: targets whose collector is gone, which had to move. "
+        + "time: the allocator calls of the scenario.");
+  }
+
+  private static long distinctNodes(Cluster cluster) {
+    Set<String> nodes = new HashSet<>(cluster.zones().keySet());
+    cluster.collectors().forEach(c -> c.node().ifPresent(nodes::add));
+    cluster.targets().forEach(t -> t.node().ifPresent(nodes::add));
+    return nodes.size();
+  }
+
+  static String ratio(double r) {
+    return String.format(Locale.ROOT, "%.2f", r);
+  }
+
+  static String share(int count, int base) {
+    if (base == 0) {
+      return count + " (n/a)";
+    }
+    return String.format(Locale.ROOT, "%d (%.1f%%)", count, 100.0 * count / base);
+  }
+
+  static String millis(long nanos) {
+    double ms = nanos / 1e6;
+    return ms < 10 ? String.format(Locale.ROOT, "%.1f ms", ms)
+        : String.format(Locale.ROOT, "%.0f ms", ms);
+  }
+}

@@ -1,0 +1,70 @@
+package dev.apportion.bench.sim;
+
+/**
+ * What one strategy did in one scenario, measured on the state the scenario ends in (balance,
+ * locality, unassigned) and over its steps (moves, time).
+ *
+ * @param strategy the strategy's name
+ * @param scenario the scenario
+ * @param collectors collectors at the end
+ * @param targets targets known at the end
+ * @param loads targets per collector at the end, highest first
+ * @param idle collectors with no target
+ * @param crossNode assigned targets whose node differs from their collector's node
+ * @param nodeKnown assigned targets for which both nodes are known (the base of
+ *     {@code crossNode})
+ * @param crossZone assigned targets whose zone differs from their collector's zone
+ * @param zoneKnown assigned targets for which both zones are known (the base of {@code crossZone})
+ * @param moved targets the scenario's steps reassigned, summed over the steps (a target moved
+ *     twice counts twice)
+ * @param minimumMoved targets that had to move at least once: known at the end, assigned at the
+ *     start to a collector that is gone at the end
+ * @param unassigned targets assigned to no collector at the end
+ * @param nanos wall time of the scenario's allocator calls, summed
+ */
+public record Result(String strategy, Scenario scenario, int collectors, int targets, int[] loads,
+    int idle, int crossNode, int nodeKnown, int crossZone, int zoneKnown, int moved,
+    int minimumMoved, int unassigned, long nanos) {
+
+  /**
+   * Targets assigned to some collector.
+   *
+   * @return the count
+   */
+  public int assigned() {
+    int sum = 0;
+    for (int l : loads) {
+      sum += l;
+    }
+    return sum;
+  }
+
+  /**
+   * The mean load: assigned targets per collector.
+   *
+   * @return the mean, 0 with no collector
+   */
+  public double mean() {
+    return loads.length == 0 ? 0 : (double) assigned() / loads.length;
+  }
+
+  /**
+   * The busiest collector's load over the mean.
+   *
+   * @return the ratio, 0 when nothing is assigned
+   */
+  public double peakOverMean() {
+    double mean = mean();
+    return mean == 0 ? 0 : loads[0] / mean;
+  }
+
+  /**
+   * The idlest collector's load over the mean.
+   *
+   * @return the ratio, 0 when nothing is assigned
+   */
+  public double minOverMean() {
+    double mean = mean();
+    return mean == 0 ? 0 : loads[loads.length - 1] / mean;
+  }
+}

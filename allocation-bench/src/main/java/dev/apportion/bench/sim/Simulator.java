@@ -1,0 +1,178 @@
+package dev.apportion.bench.sim;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import dev.apportion.bench.sim.Scenario.Plan;
+import dev.apportion.bench.sim.Scenario.Step;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Runs strategies through scenarios on a cluster and measures what each did.
+ *
+ * <p>For each scenario the steps are drawn once from the seed (so every strategy sees the same
+ * events), then each strategy gets a fresh {@link Subject}: the initial placement is applied to it
+ * untimed (except in {@link Scenario#INITIAL}, which is that placement), then the scenario's steps
+ * are applied one by one, each timed and its moves counted. The figures are taken from the state
+ * the scenario ends in.
+ *
+ * <p>Not thread-safe; a simulator is used once, from one thread.
+ */
+public final class Simulator {
+  private final Mode mode;
+  private final long seed;
+  private final PrintStream progress;
+  private long lastProgress;
+
+  /**
+   * A simulator.
+   *
+   * @param mode how ownership is decided
+   * @param seed the seed the scenarios draw their events from
+   * @param progress where to report progress on long runs (at most once a second), or null
+   */
+  public Simulator(Mode mode, long seed, PrintStream progress) {
+    this.mode = Objects.requireNonNull(mode, "mode");
+    this.seed = seed;
+    this.progress = progress;
+    this.lastProgress = System.nanoTime();
+  }
+
+  /**
+   * Runs every strategy through every scenario.
+   *
+   * @param cluster the cluster
+   * @param strategies strategies' names
+   * @param scenarios the scenarios, in the order to run them
+   * @return one result per scenario and strategy, scenario-major, in the order given
+   */
+  public List<Result> run(Cluster cluster, List<String> strategies, List<Scenario> scenarios) {
+    List<Result> results = new ArrayList<>();
+    Plan initial = Scenario.INITIAL.plan(cluster, new Random(seed));
+    for (Scenario scenario : scenarios) {
+      Plan plan = scenario.plan(cluster, new Random(seed * 31 + scenario.ordinal()));
+      for (String strategy : strategies) {
+        results.add(run(cluster, strategy, scenario, initial, plan));
+      }
+    }
+    return results;
+  }
+
+  private Result run(Cluster cluster, String strategy, Scenario scenario, Plan initial,
+      Plan plan) {
+    Subject subject = mode.create(strategy);
+    if (scenario != Scenario.INITIAL) {
+      for (Step step : initial.steps()) {
+        apply(subject, step);
+      }
+    }
+    Map<Target, String> start = owners(subject.allocation());
+    int moved = 0;
+    long nanos = 0;
+    int done = 0;
+    for (Step step : plan.steps()) {
+      long t0 = System.nanoTime();
+      moved += apply(subject, step);
+      nanos += System.nanoTime() - t0;
+      report(strategy, scenario, ++done, plan.steps().size());
+    }
+    return measure(subject.allocation(), strategy, scenario, plan.zones(), start, moved, nanos);
+  }
+
+  private static int apply(Subject subject, Step step) {
+    if (step instanceof Step.Collectors c) {
+      return subject.setCollectors(c.collectors());
+    }
+    return subject.setTargets(((Step.Targets) step).targets());
+  }
+
+  private void report(String strategy, Scenario scenario, int done, int total) {
+    if (progress == null) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - lastProgress >= 1_000_000_000L) {
+      lastProgress = now;
+      progress.printf("simulate: %s, %s: step %d of %d%n", strategy, scenario.title(), done,
+          total);
+    }
+  }
+
+  private static Map<Target, String> owners(Allocation a) {
+    Map<Target, String> owners = new HashMap<>();
+    for (Collector c : a.collectors()) {
+      for (String job : a.jobsFor(c.name())) {
+        for (Target t : a.targetsFor(c.name(), job)) {
+          owners.put(t, c.name());
+        }
+      }
+    }
+    return owners;
+  }
+
+  static Result measure(Allocation a, String strategy, Scenario scenario,
+      Map<String, String> zones, Map<Target, String> start, int moved, long nanos) {
+    List<Collector> collectors = new ArrayList<>(a.collectors());
+    int[] loads = new int[collectors.size()];
+    Set<String> live = new HashSet<>();
+    int idle = 0;
+    int crossNode = 0;
+    int nodeKnown = 0;
+    int crossZone = 0;
+    int zoneKnown = 0;
+    for (int i = 0; i < collectors.size(); i++) {
+      Collector c = collectors.get(i);
+      live.add(c.name());
+      loads[i] = a.targetCount(c.name());
+      if (loads[i] == 0) {
+        idle++;
+      }
+      String collectorNode = c.node().orElse(null);
+      String collectorZone = collectorNode == null ? null : zones.get(collectorNode);
+      for (String job : a.jobsFor(c.name())) {
+        for (Target t : a.targetsFor(c.name(), job)) {
+          Optional<String> node = t.node();
+          if (node.isEmpty() || collectorNode == null) {
+            continue;
+          }
+          nodeKnown++;
+          if (!node.get().equals(collectorNode)) {
+            crossNode++;
+          }
+          String zone = zones.get(node.get());
+          if (zone != null && collectorZone != null) {
+            zoneKnown++;
+            if (!zone.equals(collectorZone)) {
+              crossZone++;
+            }
+          }
+        }
+      }
+    }
+    int minimum = 0;
+    for (Map.Entry<Target, String> e : start.entrySet()) {
+      if (!live.contains(e.getValue()) && a.targets().contains(e.getKey())) {
+        minimum++;
+      }
+    }
+    int[] sorted = loads.clone();
+    Arrays.sort(sorted);
+    for (int i = 0, j = sorted.length - 1; i < j; i++, j--) {
+      int tmp = sorted[i];
+      sorted[i] = sorted[j];
+      sorted[j] = tmp;
+    }
+    return new Result(strategy, scenario, collectors.size(), a.targets().size(), sorted, idle,
+        crossNode, nodeKnown, crossZone, zoneKnown, moved, minimum, a.unassigned().size(), nanos);
+  }
+}

@@ -1,0 +1,143 @@
+package dev.apportion.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InputsTest {
+  @TempDir
+  Path dir;
+
+  static Path sample() throws URISyntaxException {
+    return Path.of(InputsTest.class.getResource("/sim/prometheus-targets.json").toURI());
+  }
+
+  @Test
+  void readsTheCommittedPrometheusSample() throws Exception {
+    Inputs.Targets read = Inputs.readTargets(sample());
+    List<Target> targets = read.targets();
+    assertEquals(9, targets.size(), "active targets only, the dropped one ignored");
+
+    Target cart = targets.get(0);
+    assertEquals("kubernetes-pods", cart.job());
+    assertEquals("10.0.1.15:8080", cart.address());
+    assertEquals(Optional.of("ip-10-0-1-10.ec2.internal"), cart.node());
+    assertEquals("cart-7d9f8-abcde", cart.labels().get("__meta_kubernetes_pod_name"));
+
+    List<String> jobs = new ArrayList<>();
+    List<Optional<String>> nodes = new ArrayList<>();
+    for (Target t : targets) {
+      jobs.add(t.job());
+      nodes.add(t.node());
+    }
+    assertEquals(List.of("kubernetes-pods", "kubernetes-pods", "kubernetes-pods",
+        "kubernetes-pods", "kubelet", "kubelet", "kubelet", "node-exporter", "blackbox"), jobs);
+    assertEquals(Optional.of("ip-10-0-2-20.ec2.internal"), nodes.get(7),
+        "an endpointslice address of kind Node names its node");
+    assertEquals(Optional.empty(), nodes.get(8), "the probe names no node");
+    assertEquals("https://shop.example.com/healthz", targets.get(8).address());
+    assertEquals(Map.of(
+        "ip-10-0-1-10.ec2.internal", "us-east-1a",
+        "ip-10-0-2-20.ec2.internal", "us-east-1b",
+        "ip-10-0-3-30.ec2.internal", "us-east-1c"), read.zones(),
+        "zones from the node labels, the deprecated failure-domain one included");
+  }
+
+  private Path write(String name, String content) throws IOException {
+    Path p = dir.resolve(name);
+    Files.writeString(p, content);
+    return p;
+  }
+
+  @Test
+  void invalidJsonNamesTheFileAndTheLine() throws Exception {
+    Path p = write("t.json", "{\"status\": \"success\",\n \"data\": {\"activeTargets\": [ { ] }}");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readTargets(p));
+    assertTrue(e.getMessage().startsWith(p + ":2:"), e.getMessage());
+    assertTrue(e.getMessage().contains("not valid JSON"), e.getMessage());
+    assertEquals(-1, e.getMessage().indexOf('\n'), "one line");
+  }
+
+  @Test
+  void aMissingFieldIsNamed() throws Exception {
+    Path p = write("t.json", "{\"status\":\"success\",\"data\":{\"activeTargets\":["
+        + "{\"discoveredLabels\":{\"__address__\":\"a:1\",\"job\":\"j\"}},"
+        + "{\"discoveredLabels\":{\"job\":\"j\"}}]}}");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readTargets(p));
+    assertEquals(p + ": field data.activeTargets[1].discoveredLabels.__address__ is missing or "
+        + "empty", e.getMessage());
+
+    Path noData = write("n.json", "{\"status\":\"success\"}");
+    e = assertThrows(InputException.class, () -> Inputs.readTargets(noData));
+    assertEquals(noData + ": field data.activeTargets is missing or not an array", e.getMessage());
+
+    Path noJob = write("j.json", "{\"data\":{\"activeTargets\":["
+        + "{\"discoveredLabels\":{\"__address__\":\"a:1\"}}]}}");
+    e = assertThrows(InputException.class, () -> Inputs.readTargets(noJob));
+    assertTrue(e.getMessage().contains("data.activeTargets[0] has no job"), e.getMessage());
+
+    Path number = write("v.json", "{\"data\":{\"activeTargets\":[{\"scrapePool\":\"j\","
+        + "\"discoveredLabels\":{\"__address__\":\"a:1\",\"port\":8080}}]}}");
+    e = assertThrows(InputException.class, () -> Inputs.readTargets(number));
+    assertTrue(e.getMessage().contains("data.activeTargets[0].discoveredLabels.port is not a "
+        + "string"), e.getMessage());
+  }
+
+  @Test
+  void anErrorResponseIsReported() throws Exception {
+    Path p = write("e.json", "{\"status\":\"error\",\"error\":\"unauthorized\"}");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readTargets(p));
+    assertEquals(p + ": field status is 'error', not 'success': unauthorized", e.getMessage());
+  }
+
+  @Test
+  void aMissingFileIsReportedNotThrown() {
+    Path p = dir.resolve("absent.json");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readTargets(p));
+    assertTrue(e.getMessage().startsWith(p + ": cannot read: "), e.getMessage());
+  }
+
+  @Test
+  void readsACollectorList() throws Exception {
+    Path p = write("c.txt", "# name node zone\n\nagent-a node-1 zone-a\n  agent-b   node-2\n"
+        + "agent-c - \n");
+    Inputs.Collectors read = Inputs.readCollectors(p);
+    assertEquals(List.of(Collector.of("agent-a", "node-1"), Collector.of("agent-b", "node-2"),
+        Collector.of("agent-c")), read.collectors());
+    assertEquals(Map.of("node-1", "zone-a"), read.zones());
+  }
+
+  @Test
+  void aBadCollectorLineIsNamedByNumber() throws Exception {
+    Path p = write("c.txt", "agent-a node-1\n# comment\nagent-b node-2 zone-b extra\n");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readCollectors(p));
+    assertEquals(p + ":3: expected 'name node [zone]', found 4 fields: "
+        + "'agent-b node-2 zone-b extra'", e.getMessage());
+
+    Path dup = write("d.txt", "agent-a node-1\nagent-a node-2\n");
+    e = assertThrows(InputException.class, () -> Inputs.readCollectors(dup));
+    assertEquals(dup + ":2: collector 'agent-a' is already on line 1", e.getMessage());
+
+    Path zones = write("z.txt", "a n1 z1\nb n1 z2\n");
+    e = assertThrows(InputException.class, () -> Inputs.readCollectors(zones));
+    assertEquals(zones + ":2: node 'n1' is in zone 'z1' on an earlier line, 'z2' here",
+        e.getMessage());
+
+    Path empty = write("e.txt", "# nothing\n");
+    e = assertThrows(InputException.class, () -> Inputs.readCollectors(empty));
+    assertTrue(e.getMessage().startsWith(empty + ": no collectors"), e.getMessage());
+  }
+}

@@ -1,0 +1,251 @@
+package dev.apportion.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import dev.apportion.allocation.ring.HashRing;
+import dev.apportion.allocation.ring.HashRings;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The simulator on a small seeded cluster: its counts are checked against figures computed here
+ * independently (from the cluster, the scenario's plan and our rings), not against its own output.
+ */
+class SimulatorTest {
+  private static final long SEED = 7;
+  private static final List<String> STRATEGIES =
+      List.of("consistent-hashing", "least-weighted", "per-node", "rendezvous");
+
+  private static Cluster cluster;
+  private static Map<Scenario, Map<String, Result>> results;
+
+  @BeforeAll
+  static void run() {
+    cluster = ClusterGenerator.generate(new ClusterGenerator.Shape(2, 8, 800, 3, 0.05), SEED);
+    results = new HashMap<>();
+    for (Result r : new Simulator(Mode.CENTRAL, SEED, null)
+        .run(cluster, STRATEGIES, List.of(Scenario.values()))) {
+      results.computeIfAbsent(r.scenario(), s -> new HashMap<>()).put(r.strategy(), r);
+    }
+  }
+
+  private static Result result(Scenario scenario, String strategy) {
+    return results.get(scenario).get(strategy);
+  }
+
+  private static Scenario.Plan plan(Scenario scenario) {
+    return scenario.plan(cluster, new Random(SEED * 31 + scenario.ordinal()));
+  }
+
+  private static List<Collector> finalCollectors(Scenario scenario) {
+    List<Collector> last = cluster.collectors();
+    for (Scenario.Step step : plan(scenario).steps()) {
+      if (step instanceof Scenario.Step.Collectors c) {
+        last = c.collectors();
+      }
+    }
+    return last;
+  }
+
+  private static List<Target> finalTargets(Scenario scenario) {
+    List<Target> last = cluster.targets();
+    for (Scenario.Step step : plan(scenario).steps()) {
+      if (step instanceof Scenario.Step.Targets t) {
+        last = t.targets();
+      }
+    }
+    return last;
+  }
+
+  private static Collector removed(Scenario scenario) {
+    Set<Collector> after = new HashSet<>(finalCollectors(scenario));
+    List<Collector> gone = new ArrayList<>();
+    for (Collector c : cluster.collectors()) {
+      if (!after.contains(c)) {
+        gone.add(c);
+      }
+    }
+    assertEquals(1, gone.size(), scenario + " removes one collector");
+    return gone.get(0);
+  }
+
+  private static int[] rendezvousLoads(List<Collector> collectors, List<Target> targets) {
+    List<String> names = new ArrayList<>();
+    for (Collector c : collectors) {
+      names.add(c.name());
+    }
+    HashRing ring = HashRings.rendezvous(names);
+    Map<String, Integer> counts = new HashMap<>();
+    for (String n : names) {
+      counts.put(n, 0);
+    }
+    for (Target t : targets) {
+      counts.merge(ring.owner(t.hash()), 1, Integer::sum);
+    }
+    return counts.values().stream().mapToInt(Integer::intValue).boxed()
+        .sorted((a, b) -> b - a).mapToInt(Integer::intValue).toArray();
+  }
+
+  @Test
+  void everyResultAccountsForEveryTarget() {
+    for (Scenario s : Scenario.values()) {
+      int targets = finalTargets(s).size();
+      int collectors = finalCollectors(s).size();
+      for (String strategy : STRATEGIES) {
+        Result r = result(s, strategy);
+        assertEquals(targets, r.targets(), s + "/" + strategy + " targets");
+        assertEquals(collectors, r.collectors(), s + "/" + strategy + " collectors");
+        assertEquals(collectors, r.loads().length, s + "/" + strategy + " loads");
+        assertEquals(targets, r.assigned() + r.unassigned(), s + "/" + strategy + " complete");
+        assertEquals(0, r.unassigned(), s + "/" + strategy + ": every strategy has a fallback");
+        int idle = (int) Arrays.stream(r.loads()).filter(l -> l == 0).count();
+        assertEquals(idle, r.idle(), s + "/" + strategy + " idle");
+        assertTrue(r.moved() >= r.minimumMoved(), s + "/" + strategy + " moved >= minimum");
+      }
+    }
+  }
+
+  @Test
+  void initialPlacementOfRendezvousIsExactlyTheRingsPlacement() {
+    Result r = result(Scenario.INITIAL, "rendezvous");
+    assertArrayEquals(rendezvousLoads(cluster.collectors(), cluster.targets()), r.loads());
+    assertEquals(0, r.moved());
+    assertEquals(0, r.minimumMoved());
+  }
+
+  @Test
+  void perNodeNeverCrossesANodeWhileEveryNodeHasACollector() {
+    int withNode = cluster.targets().size() - cluster.nodelessTargets();
+    for (Scenario s : List.of(Scenario.INITIAL, Scenario.SCALE_OUT, Scenario.ROLLING_RESTART,
+        Scenario.NODE_LOST)) {
+      Result r = result(s, "per-node");
+      assertEquals(0, r.crossNode(), s + " cross-node");
+      assertEquals(0, r.crossZone(), s + " cross-zone");
+    }
+    Result initial = result(Scenario.INITIAL, "per-node");
+    assertEquals(withNode, initial.nodeKnown(), "every target with a node is counted");
+    assertEquals(withNode, initial.zoneKnown(), "every generated node has a zone");
+  }
+
+  @Test
+  void perNodeScaleInSendsTheOrphanedNodesTargetsAcrossNodes() {
+    String node = removed(Scenario.SCALE_IN).node().orElseThrow();
+    int onNode = 0;
+    for (Target t : cluster.targets()) {
+      if (t.node().map(node::equals).orElse(false)) {
+        onNode++;
+      }
+    }
+    assertTrue(onNode > 0, "the generated node has targets");
+    Result r = result(Scenario.SCALE_IN, "per-node");
+    assertEquals(onNode, r.crossNode());
+  }
+
+  @Test
+  void rendezvousScaleInMovesExactlyTheMinimum() {
+    Collector gone = removed(Scenario.SCALE_IN);
+    List<String> names = new ArrayList<>();
+    for (Collector c : cluster.collectors()) {
+      names.add(c.name());
+    }
+    HashRing ring = HashRings.rendezvous(names);
+    int held = 0;
+    for (Target t : cluster.targets()) {
+      if (ring.owner(t.hash()).equals(gone.name())) {
+        held++;
+      }
+    }
+    Result r = result(Scenario.SCALE_IN, "rendezvous");
+    assertEquals(held, r.minimumMoved());
+    assertEquals(held, r.moved());
+    assertArrayEquals(rendezvousLoads(finalCollectors(Scenario.SCALE_IN), cluster.targets()),
+        r.loads());
+  }
+
+  @Test
+  void scaleOutHasNothingThatMustMoveAndLeastWeightedMovesNothing() {
+    for (String strategy : STRATEGIES) {
+      assertEquals(0, result(Scenario.SCALE_OUT, strategy).minimumMoved(), strategy);
+    }
+    Result lw = result(Scenario.SCALE_OUT, "least-weighted");
+    assertEquals(0, lw.moved(), "least-weighted never rebalances");
+    assertEquals(1, lw.idle(), "so the new collector stays idle");
+  }
+
+  @Test
+  void aRollingRestartReplacesEveryCollectorSoEveryTargetMustMove() {
+    Set<String> before = new HashSet<>();
+    for (Collector c : cluster.collectors()) {
+      before.add(c.name());
+    }
+    for (Collector c : finalCollectors(Scenario.ROLLING_RESTART)) {
+      assertTrue(!before.contains(c.name()), "every pod has a new name");
+    }
+    assertEquals(2 * cluster.collectors().size(), plan(Scenario.ROLLING_RESTART).steps().size());
+    for (String strategy : STRATEGIES) {
+      assertEquals(cluster.targets().size(),
+          result(Scenario.ROLLING_RESTART, strategy).minimumMoved(), strategy);
+    }
+    // least-weighted keeps targets in place while their collector lives, and the replaced
+    // pod's targets all go to the (empty) surge pod: one move each, the minimum.
+    Result lw = result(Scenario.ROLLING_RESTART, "least-weighted");
+    assertEquals(cluster.targets().size(), lw.moved());
+  }
+
+  @Test
+  void aLostNodeTakesItsTargetsWithIt() {
+    Collector gone = removed(Scenario.NODE_LOST);
+    String node = gone.node().orElseThrow();
+    int survivors = 0;
+    for (Target t : cluster.targets()) {
+      if (!t.node().map(node::equals).orElse(false)) {
+        survivors++;
+      }
+    }
+    assertTrue(survivors < cluster.targets().size(), "the lost node had targets");
+    for (String strategy : STRATEGIES) {
+      assertEquals(survivors, result(Scenario.NODE_LOST, strategy).targets(), strategy);
+    }
+    // The lost collector's targets that survive (those not on its node) had to move; rendezvous
+    // moves exactly those.
+    Result r = result(Scenario.NODE_LOST, "rendezvous");
+    List<String> names = new ArrayList<>();
+    for (Collector c : cluster.collectors()) {
+      names.add(c.name());
+    }
+    HashRing ring = HashRings.rendezvous(names);
+    int mustMove = 0;
+    for (Target t : cluster.targets()) {
+      if (ring.owner(t.hash()).equals(gone.name()) && !t.node().map(node::equals).orElse(false)) {
+        mustMove++;
+      }
+    }
+    assertEquals(mustMove, r.minimumMoved());
+    assertEquals(mustMove, r.moved());
+  }
+
+  @Test
+  void theSameSeedGivesTheSameFigures() {
+    List<Result> again = new Simulator(Mode.CENTRAL, SEED, null)
+        .run(cluster, STRATEGIES, List.of(Scenario.SCALE_IN, Scenario.NODE_LOST));
+    for (Result r : again) {
+      Result first = result(r.scenario(), r.strategy());
+      assertArrayEquals(first.loads(), r.loads());
+      assertEquals(first.moved(), r.moved());
+      assertEquals(first.crossNode(), r.crossNode());
+      assertEquals(first.crossZone(), r.crossZone());
+    }
+  }
+}
