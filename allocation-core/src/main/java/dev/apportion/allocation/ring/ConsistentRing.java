@@ -2,7 +2,6 @@ package dev.apportion.allocation.ring;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,21 +30,17 @@ import java.util.TreeMap;
  * tokens. {@link #withMembers}: one linear pass over the surviving tokens plus sorting the new
  * members' tokens. Memory: 8 bytes per token plus 4 per bucket.
  */
-final class ConsistentRing implements HashRing {
+final class ConsistentRing extends MemberTable {
   static final int INDEX_BITS = 20;
   static final int POSITION_BITS = 64 - INDEX_BITS;
   private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
   private static final long POSITION_MASK = ~INDEX_MASK;
   private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
-  private final String[] names;
-  private final long[] hashes;
-  private final double[] weights;
   private final int virtualNodes;
   private final long[] tokens;
   private final int bucketBits;
   private final int[] bucketStart;
-  private final List<String> members;
 
   ConsistentRing(TreeMap<String, Double> sortedWeights, int virtualNodes) {
     this(sortedWeights, virtualNodes, null);
@@ -53,39 +48,22 @@ final class ConsistentRing implements HashRing {
 
   private ConsistentRing(TreeMap<String, Double> sortedWeights, int virtualNodes,
       ConsistentRing previous) {
-    if (sortedWeights.size() > INDEX_MASK + 1) {
-      throw new IllegalArgumentException("a consistent ring holds at most " + (INDEX_MASK + 1)
-          + " members: " + sortedWeights.size());
-    }
+    super(checkSize(sortedWeights), previous == null ? null : previous.hashesByName());
     this.virtualNodes = virtualNodes;
-    int n = sortedWeights.size();
-    names = sortedWeights.keySet().toArray(new String[0]);
-    hashes = new long[n];
-    weights = new double[n];
-    Map<String, Integer> previousIndex = new HashMap<>();
-    if (previous != null) {
-      for (int i = 0; i < previous.names.length; i++) {
-        previousIndex.put(previous.names[i], i);
-      }
-    }
+    int n = names.length;
     // Old index -> new index, for members whose tokens can be kept (same name, same count).
     int[] remap = previous == null ? new int[0] : new int[previous.names.length];
     Arrays.fill(remap, -1);
     boolean[] fresh = new boolean[n];
     int freshTokens = 0;
-    int i = 0;
-    for (Map.Entry<String, Double> e : sortedWeights.entrySet()) {
-      weights[i] = e.getValue();
-      Integer old = previousIndex.get(e.getKey());
-      if (old != null && tokenCount(previous.weights[old]) == tokenCount(weights[i])) {
-        hashes[i] = previous.hashes[old];
+    for (int i = 0; i < n; i++) {
+      int old = previous == null ? -1 : Arrays.binarySearch(previous.names, names[i]);
+      if (old >= 0 && tokenCount(previous.weights[old]) == tokenCount(weights[i])) {
         remap[old] = i;
       } else {
-        hashes[i] = HashRings.memberHash(e.getKey());
         fresh[i] = true;
         freshTokens += tokenCount(weights[i]);
       }
-      i++;
     }
     long[] added = new long[freshTokens];
     int a = 0;
@@ -98,14 +76,25 @@ final class ConsistentRing implements HashRing {
       }
     }
     Arrays.sort(added);
-    if (previous == null) {
-      tokens = added;
-    } else {
-      tokens = merge(previous.tokens, remap, added);
-    }
+    tokens = previous == null ? added : merge(previous.tokens, remap, added);
     bucketBits = Math.max(1, Math.min(24, 64 - Long.numberOfLeadingZeros(tokens.length)));
     bucketStart = buckets(tokens, bucketBits);
-    members = Collections.unmodifiableList(Arrays.asList(names));
+  }
+
+  private static TreeMap<String, Double> checkSize(TreeMap<String, Double> sortedWeights) {
+    if (sortedWeights.size() > INDEX_MASK + 1) {
+      throw new IllegalArgumentException("a consistent ring holds at most " + (INDEX_MASK + 1)
+          + " members: " + sortedWeights.size());
+    }
+    return sortedWeights;
+  }
+
+  private Map<String, Long> hashesByName() {
+    Map<String, Long> out = new HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      out.put(names[i], hashes[i]);
+    }
+    return out;
   }
 
   private int tokenCount(double weight) {
@@ -182,26 +171,6 @@ final class ConsistentRing implements HashRing {
   @Override
   public int ownerIndex(long key) {
     return tokenOwner(tokenIndex(key));
-  }
-
-  @Override
-  public int size() {
-    return names.length;
-  }
-
-  @Override
-  public List<String> members() {
-    return members;
-  }
-
-  @Override
-  public String member(int index) {
-    return names[index];
-  }
-
-  @Override
-  public double weight(int index) {
-    return weights[index];
   }
 
   @Override

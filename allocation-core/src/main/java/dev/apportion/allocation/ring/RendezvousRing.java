@@ -2,7 +2,6 @@ package dev.apportion.allocation.ring;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,49 +22,16 @@ import java.util.TreeMap;
  * logarithm each, weighted), allocation-free. {@link #owners} and {@link #ownerIndices} score and sort every member, and
  * allocate. Building is O(members log members).
  */
-final class RendezvousRing implements HashRing {
-  private final String[] names;
-  private final long[] hashes;
-  private final double[] weights;
+final class RendezvousRing extends MemberTable {
   private final boolean uniform;
-  private final List<String> members;
 
   RendezvousRing(TreeMap<String, Double> sortedWeights) {
-    int n = sortedWeights.size();
-    names = sortedWeights.keySet().toArray(new String[0]);
-    hashes = new long[n];
-    weights = new double[n];
+    super(sortedWeights);
     boolean same = true;
-    int i = 0;
-    double first = sortedWeights.firstEntry().getValue();
-    for (Map.Entry<String, Double> e : sortedWeights.entrySet()) {
-      hashes[i] = HashRings.memberHash(e.getKey());
-      weights[i] = e.getValue();
-      same &= weights[i] == first;
-      i++;
+    for (double w : weights) {
+      same &= w == weights[0];
     }
     uniform = same;
-    members = Collections.unmodifiableList(Arrays.asList(names));
-  }
-
-  @Override
-  public int size() {
-    return names.length;
-  }
-
-  @Override
-  public List<String> members() {
-    return members;
-  }
-
-  @Override
-  public String member(int index) {
-    return names[index];
-  }
-
-  @Override
-  public double weight(int index) {
-    return weights[index];
   }
 
   @Override
