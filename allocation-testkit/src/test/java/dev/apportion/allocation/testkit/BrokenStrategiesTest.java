@@ -16,8 +16,16 @@ import org.junit.jupiter.api.Test;
 class BrokenStrategiesTest {
   private static final int TRIES = 100;
 
+  /**
+   * These tests need their own number of tries and every seed: a {@code -Dapportion.tries} or
+   * {@code -Dapportion.seed} meant for the suite must not shrink their search.
+   */
+  static PropertyRunner isolated(PropertyRunner runner) {
+    return runner.properties(name -> null);
+  }
+
   private static Failure caught(PropertyRunner runner, String invariant, int maxSteps) {
-    Report report = runner.tries(TRIES).run();
+    Report report = isolated(runner).tries(TRIES).run();
     assertFalse(report.passed(), () -> "the bug went unnoticed in " + TRIES + " tries");
     Failure f = report.failure().orElseThrow();
     assertEquals(invariant, f.invariant(), f::toString);
@@ -110,7 +118,7 @@ class BrokenStrategiesTest {
 
   @Test
   void snapshotConsistencyCatchesAStrategyThatPublishesInSeveralWrites() {
-    Report report = PropertyRunner.forAllocator("torn", Broken.TornPublisher::new)
+    Report report = isolated(PropertyRunner.forAllocator("torn", Broken.TornPublisher::new))
         .concurrentPasses(300).tries(20).checkConcurrentSnapshots();
     assertFalse(report.passed(), "a torn publisher went unnoticed");
     Failure f = report.failure().orElseThrow();
@@ -121,13 +129,14 @@ class BrokenStrategiesTest {
 
   @Test
   void theSameToysWithoutTheirBugPassEveryInvariantTheyPromise() {
-    Report report = PropertyRunner.forAllocator("correct-toy", ToyAllocator.Correct::new)
+    Report report = isolated(PropertyRunner.forAllocator("correct-toy",
+        ToyAllocator.Correct::new))
         .invariants(Invariants.completeness(), Invariants.latestLabels(),
             Invariants.idempotence(), Invariants.allAssigned(), Invariants.determinism(),
             Invariants.minimalMovement())
         .tries(TRIES).run();
     assertTrue(report.passed(), report::toString);
-    assertTrue(PropertyRunner.forAllocator("correct-toy", ToyAllocator.Correct::new).tries(TRIES)
-        .checkConcurrentSnapshots().passed());
+    assertTrue(isolated(PropertyRunner.forAllocator("correct-toy", ToyAllocator.Correct::new))
+        .tries(TRIES).checkConcurrentSnapshots().passed());
   }
 }
