@@ -59,7 +59,8 @@ public final class Failure {
   /**
    * The index, from 0, of the step of {@link #minimal()} after which the invariant failed.
    *
-   * @return the index; -1 when creating the allocator failed
+   * @return the index; -1 when no single step is to blame: creating the allocator failed, or a
+   *     concurrent reader saw the failure while the writer was somewhere in the scenario
    */
   public int step() {
     return step;

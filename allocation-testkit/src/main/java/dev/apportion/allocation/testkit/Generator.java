@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * Makes realistic allocator inputs and operation sequences from a seed.
@@ -334,7 +335,7 @@ public final class Generator {
     Scenario scenario(long seed) {
       List<Step> out = new ArrayList<>();
       Inputs[] in = {Inputs.EMPTY};
-      java.util.function.Consumer<Step> emit = s -> {
+      Consumer<Step> emit = s -> {
         out.add(s);
         in[0] = s.apply(in[0]);
       };
@@ -367,7 +368,7 @@ public final class Generator {
       return Scenario.of(seed).withSteps(out);
     }
 
-    void operation(Inputs in, int batch, java.util.function.Consumer<Step> emit) {
+    void operation(Inputs in, int batch, Consumer<Step> emit) {
       List<Target> known = in.targets();
       List<Collector> declared = in.declared();
       int op = r.nextInt(100);

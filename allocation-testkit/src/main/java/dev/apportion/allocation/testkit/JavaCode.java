@@ -4,6 +4,7 @@ import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** Prints scenarios as Java source that recreates them, for pasting into a regression test. */
@@ -125,6 +126,6 @@ final class JavaCode {
   }
 
   static String hex(long seed) {
-    return "0x" + Long.toHexString(seed).toUpperCase(java.util.Locale.ROOT) + "L";
+    return "0x" + Long.toHexString(seed).toUpperCase(Locale.ROOT) + "L";
   }
 }

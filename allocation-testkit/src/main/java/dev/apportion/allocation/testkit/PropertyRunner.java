@@ -310,7 +310,7 @@ public final class PropertyRunner {
    */
   public Report run() {
     Execution exec = new Execution(factory, invariants);
-    return generated(exec::run, Integer.MAX_VALUE, 0L, ".assertHolds(scenario);");
+    return generated(exec::run, Integer.MAX_VALUE, 0L, ".assertHolds(scenario);", false);
   }
 
   /**
@@ -398,11 +398,6 @@ public final class PropertyRunner {
    */
   public void assertSnapshotsConsistent(Scenario scenario) {
     throwIfFailed(checkConcurrentSnapshots(scenario));
-  }
-
-  private Report generated(Function<Scenario, Execution.Outcome> oracle, int budgetCap,
-      long salt, String method) {
-    return generated(oracle, budgetCap, salt, method, false);
   }
 
   private Report generated(Function<Scenario, Execution.Outcome> oracle, int budgetCap,

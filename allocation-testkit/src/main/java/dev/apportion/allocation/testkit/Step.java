@@ -5,6 +5,7 @@ import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
@@ -75,7 +76,7 @@ abstract class Step {
 
   private static Target simplified(Target t) {
     TreeMap<String, String> labels = new TreeMap<>();
-    for (java.util.Map.Entry<String, String> e : t.labels().entrySet()) {
+    for (Map.Entry<String, String> e : t.labels().entrySet()) {
       if (!e.getKey().startsWith(Target.META_PREFIX)) {
         labels.put(e.getKey(), e.getValue());
       }

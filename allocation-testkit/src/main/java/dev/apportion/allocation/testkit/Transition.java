@@ -5,6 +5,7 @@ import dev.apportion.allocation.AllocationChange;
 import dev.apportion.allocation.Collector;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * What one step of a {@link Scenario} did, as an {@link Invariant} sees it: the model's inputs
@@ -196,6 +197,6 @@ public final class Transition {
 
   /** The names of {@code collectors}, in their order. */
   static List<String> names(List<Collector> collectors) {
-    return collectors.stream().map(Collector::name).collect(java.util.stream.Collectors.toList());
+    return collectors.stream().map(Collector::name).collect(Collectors.toList());
   }
 }
