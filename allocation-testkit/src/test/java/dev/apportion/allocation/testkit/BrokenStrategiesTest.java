@@ -119,7 +119,7 @@ class BrokenStrategiesTest {
   @Test
   void snapshotConsistencyCatchesAStrategyThatPublishesInSeveralWrites() {
     Report report = isolated(PropertyRunner.forAllocator("torn", Broken.TornPublisher::new))
-        .concurrentPasses(300).tries(20).checkConcurrentSnapshots();
+        .concurrentPasses(300).tries(60).checkConcurrentSnapshots();
     assertFalse(report.passed(), "a torn publisher went unnoticed");
     Failure f = report.failure().orElseThrow();
     assertEquals("snapshot-consistency", f.invariant(), f::toString);
