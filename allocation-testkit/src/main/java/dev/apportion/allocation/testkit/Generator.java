@@ -67,12 +67,12 @@ public final class Generator {
   }
 
   /**
-   * The default generator: up to 12 nodes, 400 targets and 20 steps, no node churn.
+   * The default generator: up to 12 nodes, 400 targets and 20 steps, with node churn.
    *
    * @return the generator
    */
   public static Generator defaults() {
-    return new Generator(12, 400, 20, false);
+    return new Generator(12, 400, 20, true);
   }
 
   /**
@@ -111,8 +111,8 @@ public final class Generator {
   /**
    * Whether {@code __meta_*} churn may also change the labels a target's node is read from, so
    * that a target keeps its identity but reports another node. Kubernetes does not do this to a
-   * pod (its node is fixed for its life), so it is off by default; turn it on to explore what a
-   * strategy does with it.
+   * pod (its node is fixed for its life), but an endpoint or a static target with the same
+   * identity can be re-pointed, and {@code per-node} must follow it; on by default.
    *
    * @param enabled true to churn node labels too
    * @return a new generator

@@ -121,14 +121,24 @@ public final class Inputs {
   }
 
   /**
-   * Whether {@code other} has the same targets by identity and the same effective collectors
-   * (names and nodes); labels may differ. Such a change is one no strategy may move targets for.
+   * Whether {@code other} has the same targets by identity, each on the same node, and the same
+   * effective collectors (names and nodes); other labels may differ. Such a change is one no
+   * strategy may move targets for. (A {@code __meta_*} change that moves a target to another node
+   * is an effective change: {@code per-node} must follow it.)
    *
    * @param other other inputs
    * @return true when the effective inputs are equal
    */
   public boolean sameEffective(Inputs other) {
-    return targets.keySet().equals(other.targets.keySet()) && effective.equals(other.effective);
+    if (!targets.keySet().equals(other.targets.keySet()) || !effective.equals(other.effective)) {
+      return false;
+    }
+    for (Map.Entry<Target, Target> e : targets.entrySet()) {
+      if (!e.getValue().node().equals(other.targets.get(e.getKey()).node())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   Map<String, Collector> declaredByName() {

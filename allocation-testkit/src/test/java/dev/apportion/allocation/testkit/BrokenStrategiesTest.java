@@ -46,7 +46,7 @@ class BrokenStrategiesTest {
 
   @Test
   void completenessCatchesAStrategyThatLosesTheTargetsOfARemovedCollector() {
-    Failure f = caught(Broken.ForgetsOrphans::new, Invariants.completeness(), 3);
+    Failure f = caught(Broken.ForgetsOrphans::new, Invariants.completeness(), 4);
     assertTrue(f.description().contains("neither assigned nor unassigned"), f::toString);
   }
 

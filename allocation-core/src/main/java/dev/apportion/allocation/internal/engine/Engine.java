@@ -90,24 +90,44 @@ public final class Engine implements Allocator {
       long start = System.nanoTime();
       Snapshot before = snapshot;
       List<Target> added = new ArrayList<>();
+      List<Target> renodedBefore = new ArrayList<>();
+      List<Target> renodedAfter = new ArrayList<>();
       for (Target t : latest.values()) {
         Ledger.Slot s = ledger.slot(t);
         if (s == null) {
           added.add(t);
         } else if (!s.instance.sameLabels(t)) {
+          if (!s.instance.node().equals(t.node())) {
+            renodedBefore.add(s.instance);
+            renodedAfter.add(t);
+          }
           ledger.relabel(t);
         }
       }
       List<Target> removed = new ArrayList<>();
       for (Target t : ledger.sortedTargets()) {
         if (!latest.containsKey(t)) {
-          removed.add(t);
+          removed.add(ledger.slot(t).instance);
         }
       }
       TargetOrder.sort(added);
       ledger.addAndRemove(added, removed);
       placer.targetsChanged(Collections.unmodifiableList(added),
           Collections.unmodifiableList(removed), members, ledger);
+      if (!renodedAfter.isEmpty()) {
+        // Same identity, same order: sorting the "after" list sorts both.
+        Target[] after = renodedAfter.toArray(new Target[0]);
+        TargetOrder.sort(after);
+        Map<Target, Target> old = new HashMap<>();
+        for (Target t : renodedBefore) {
+          old.put(t, t);
+        }
+        List<Target> was = new ArrayList<>(after.length);
+        for (Target t : after) {
+          was.add(old.get(t));
+        }
+        placer.nodesChanged(Collections.unmodifiableList(was), List.of(after), members, ledger);
+      }
       if (duplicates > 0) {
         // Discovery repeats the same duplicates every cycle: say it at info when the count
         // changes, not on every call.

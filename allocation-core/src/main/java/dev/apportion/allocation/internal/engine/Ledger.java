@@ -2,6 +2,7 @@ package dev.apportion.allocation.internal.engine;
 
 import dev.apportion.allocation.Target;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -131,6 +132,13 @@ final class Ledger implements Assignment {
   void relabel(Target newInstance) {
     Slot s = slots.get(newInstance);
     s.instance = newInstance;
+    // Everything a placer reads carries the latest labels (per-node reads the node from them).
+    int i = Collections.binarySearch(sorted, newInstance, TargetOrder.HASH);
+    sorted.set(i, newInstance);
+    if (s.owner != null) {
+      s.owner.targets.remove(newInstance);
+      s.owner.targets.add(newInstance);
+    }
     relabeled.add(newInstance);
     if (!before.containsKey(newInstance)) {
       before.put(newInstance, s.owner);

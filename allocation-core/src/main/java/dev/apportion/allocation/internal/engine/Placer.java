@@ -23,6 +23,20 @@ public interface Placer {
       Assignment assignment);
 
   /**
+   * Known targets whose {@code __meta_*} labels changed so that their node changed. They are
+   * equal to what they were (the engine keeps their collector and carries the new labels), but
+   * a strategy that places by node must look at them again. Called after {@link #targetsChanged}
+   * in the same operation; by default it does nothing.
+   *
+   * @param before the targets as they were, identity-hash order
+   * @param after the same targets as they are now, in the same order
+   * @param members the current members; may be empty
+   * @param assignment the view to place in
+   */
+  default void nodesChanged(List<Target> before, List<Target> after, Members members,
+      Assignment assignment) {}
+
+  /**
    * The (non-empty) member set changed.
    *
    * @param change what changed; its orphans are already unassigned

@@ -66,19 +66,13 @@ final class PerNodePlacer implements Placer {
     poolView.parent = assignment;
     List<Target> leftPool = new ArrayList<>();
     for (Target t : removed) {
-      t.node().ifPresent(n -> {
-        Set<Target> s = byNode.get(n);
-        s.remove(t);
-        if (s.isEmpty()) {
-          byNode.remove(n);
-        }
-      });
+      unindex(t);
       if (pool.remove(t)) {
         leftPool.add(t);
       }
     }
     for (Target t : added) {
-      t.node().ifPresent(n -> byNode.computeIfAbsent(n, k -> new HashSet<>()).add(t));
+      index(t);
     }
     if (members.isEmpty()) {
       return;
@@ -101,6 +95,61 @@ final class PerNodePlacer implements Placer {
     } else {
       warnUnplaced(joinedPool.size());
     }
+  }
+
+  @Override
+  public void nodesChanged(List<Target> before, List<Target> after, Members members,
+      Assignment assignment) {
+    poolView.parent = assignment;
+    for (Target t : before) {
+      unindex(t);
+    }
+    for (Target t : after) {
+      index(t);
+    }
+    if (members.isEmpty()) {
+      return;
+    }
+    List<Target> joinedPool = new ArrayList<>();
+    List<Target> leftPool = new ArrayList<>();
+    for (Target t : after) {
+      Member w = winner(t);
+      boolean inPool = pool.contains(t);
+      if (w != null) {
+        if (inPool) {
+          pool.remove(t);
+          leftPool.add(t);
+        }
+        assignment.place(t, w);
+      } else if (!inPool) {
+        pool.add(t);
+        assignment.place(t, null);
+        joinedPool.add(t);
+      }
+    }
+    if (joinedPool.isEmpty() && leftPool.isEmpty()) {
+      return;
+    }
+    poolView.invalidate();
+    if (fallback != null) {
+      fallback.targetsChanged(joinedPool, leftPool, members, poolView);
+    } else {
+      warnUnplaced(joinedPool.size());
+    }
+  }
+
+  private void index(Target t) {
+    t.node().ifPresent(n -> byNode.computeIfAbsent(n, k -> new HashSet<>()).add(t));
+  }
+
+  private void unindex(Target t) {
+    t.node().ifPresent(n -> {
+      Set<Target> s = byNode.get(n);
+      s.remove(t);
+      if (s.isEmpty()) {
+        byNode.remove(n);
+      }
+    });
   }
 
   @Override

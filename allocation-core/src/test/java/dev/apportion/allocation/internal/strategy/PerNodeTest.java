@@ -186,4 +186,51 @@ class PerNodeTest extends AllocatorContractTest {
     assertThrows(IllegalArgumentException.class, () -> builder().fallback("per-node"));
     assertThrows(IllegalArgumentException.class, () -> builder().fallback("no-such"));
   }
+
+  @Test
+  void aMetaOnlyChangeOfNodeRePlacesTheTarget() {
+    Allocator a = builder().build();
+    a.setCollectors(List.of(Collector.of("c0", node(0)), Collector.of("c1", node(1))));
+    Target onZero = Target.of("pods", "10.1.0.0:9090",
+        Map.of("__meta_kubernetes_pod_node_name", node(0), "pod", "app-0"));
+    Target onOne = Target.of("pods", "10.1.0.0:9090",
+        Map.of("__meta_kubernetes_pod_node_name", node(1), "pod", "app-0"));
+    Target nowhere = Target.of("pods", "10.1.0.0:9090",
+        Map.of("__meta_kubernetes_pod_node_name", "node-gone", "pod", "app-0"));
+    a.setTargets(List.of(onZero));
+    assertEquals("c0", a.snapshot().collectorOf(onZero).orElseThrow());
+    a.setTargets(List.of(onOne));
+    assertEquals("c1", a.snapshot().collectorOf(onOne).orElseThrow(), "follows its new node");
+    assertEquals(node(1), a.targetsFor("c1", "pods").get(0).node().orElseThrow());
+    a.setTargets(List.of(nowhere));
+    assertComplete(a, List.of(nowhere));
+    // node-1's collector changes: the target no longer lives there, so it must not follow.
+    a.setCollectors(List.of(Collector.of("c0", node(0)), Collector.of("c2", node(1))));
+    Allocator fresh = builder().build();
+    fresh.setCollectors(List.of(Collector.of("c0", node(0)), Collector.of("c2", node(1))));
+    fresh.setTargets(List.of(nowhere));
+    assertEquals(fresh.snapshot().collectorOf(nowhere), a.snapshot().collectorOf(nowhere));
+    // And the node index holds the latest node when the target leaves.
+    a.setTargets(List.of());
+    a.setCollectors(List.of(Collector.of("c3", "node-gone")));
+    assertComplete(a, List.of());
+    a.setTargets(List.of(nowhere));
+    assertEquals("c3", a.snapshot().collectorOf(nowhere).orElseThrow());
+  }
+
+  @Test
+  void withoutAFallbackANodeChangeToANodeWithNoCollectorUnassigns() {
+    Allocator a = builder().noFallback().build();
+    a.setCollectors(List.of(Collector.of("c0", node(0))));
+    Target here = Target.of("pods", "h:1", Map.of("__meta_kubernetes_pod_node_name", node(0)));
+    Target gone = Target.of("pods", "h:1", Map.of("__meta_kubernetes_pod_node_name", "x"));
+    a.setTargets(List.of(here));
+    assertEquals(0, a.snapshot().unassigned().size());
+    a.setTargets(List.of(gone));
+    assertEquals(1, a.snapshot().unassigned().size());
+    assertComplete(a, List.of(gone));
+    a.setTargets(List.of(here));
+    assertEquals("c0", a.snapshot().collectorOf(here).orElseThrow());
+    assertEquals(0, a.snapshot().unassigned().size());
+  }
 }
