@@ -37,7 +37,8 @@ public interface Allocator {
   /**
    * Replaces the set of targets. Targets no longer present are dropped, new ones are placed, and
    * targets already known stay where their strategy keeps them; a known target whose only change
-   * is in {@code __meta_*} labels keeps its collector and carries the new labels. Duplicates by
+   * is in {@code __meta_*} labels keeps its collector and carries the new labels (except under
+   * {@code per-node} when the change names another node: the target follows its node). Duplicates by
    * identity collapse to the last one given (its labels win).
    *
    * <p>Cost: proportional to the size of {@code targets} to find the difference, plus the

@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * {@value #META_PREFIX}. The {@code __meta_*} labels are discovery metadata that may change while
  * the target stays the same (a pod's annotations, an endpoint's readiness), so two targets that
  * differ only in them are {@linkplain #equals equal}: an allocator keeps such a target on its
- * collector and carries its new labels. Two targets with the same job and address but other
+ * collector and carries its new labels (the one exception: under {@code per-node}, a change of
+ * the labels {@link #node()} is read from moves the target to its new node's collector). Two targets with the same job and address but other
  * identity labels are two targets.
  *
  * <h2>The identity hash</h2>
