@@ -20,6 +20,19 @@ public enum Mode {
     public Subject create(String strategy) {
       return new Central(strategy);
     }
+  },
+
+  /**
+   * No allocator: every replica decides from the member list it sees which targets are its own
+   * ({@link dev.apportion.allocation.ownership.Ownership}). It has its own runs and table
+   * ({@code LocalSimulation}): one assignment per strategy does not describe it, since replicas
+   * may disagree.
+   */
+  LOCAL {
+    @Override
+    public Subject create(String strategy) {
+      throw new UnsupportedOperationException("local mode is simulated by LocalSimulation");
+    }
   };
 
   /**

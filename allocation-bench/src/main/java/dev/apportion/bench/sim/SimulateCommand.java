@@ -52,7 +52,9 @@ public final class SimulateCommand implements Callable<Integer> {
   List<Scenario> scenarios = new ArrayList<>();
 
   @Option(names = "--mode", defaultValue = "central",
-      description = "How ownership is decided: ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}.")
+      description = "How ownership is decided: ${COMPLETION-CANDIDATES} (central: one "
+          + "allocator per strategy; local: every replica decides for itself, see "
+          + "docs/ownership.md). Default: ${DEFAULT-VALUE}.")
   Mode mode;
 
   @Option(names = "--seed", defaultValue = "1", description = "Random seed. Default: 1.")
@@ -105,6 +107,16 @@ public final class SimulateCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     try {
       Cluster cluster = cluster();
+      if (mode == Mode.LOCAL) {
+        if (!strategies.isEmpty() || !scenarios.isEmpty() || plotDir != null) {
+          throw new InputException("--mode local takes no --strategy, --scenario or --plot: "
+              + "every replica uses rendezvous ownership, and the runs are its own");
+        }
+        List<LocalSimulation.Row> rows = LocalSimulation.run(cluster);
+        LocalSimulation.print(out, cluster, rows);
+        LocalSimulation.Row steady = rows.get(0);
+        return steady.gaps() == 0 && steady.duplicated() == 0 ? 0 : 1;
+      }
       List<String> names = strategies();
       List<Scenario> which = scenarios.isEmpty() ? List.of(Scenario.values()) : scenarios;
       List<Result> results = new Simulator(mode, seed, err).run(cluster, names, which);
