@@ -47,14 +47,26 @@ public interface AllocationChange {
   Allocation after();
 
   /**
-   * Every target whose collector changed, in identity-hash order: targets placed for the first
-   * time (no {@linkplain Move#from() from}), targets dropped or left unassigned (no
-   * {@linkplain Move#to() to}), and targets reassigned from one collector to another. A target
-   * whose only change is its {@code __meta_*} labels is not a move.
+   * Every target whose collector changed, in identity-hash order: targets placed on a collector
+   * for the first time or after being unassigned (no {@linkplain Move#from() from}), targets
+   * dropped or made unassigned (no {@linkplain Move#to() to}), and targets reassigned from one
+   * collector to another. A new target that stays unassigned is not a move (it is in
+   * {@link Allocation#unassigned()}), nor is a target whose only change is its labels (see
+   * {@link #relabeled()}).
    *
    * @return an unmodifiable list
    */
   List<Move> moves();
+
+  /**
+   * Every known target whose labels changed in this call (its {@code __meta_*} labels: its
+   * identity did not), with its new labels, in identity-hash order: what a collector needs to
+   * re-run its relabeling rules without diffing snapshots. A relabeled target that also moved is
+   * in {@link #moves()} too.
+   *
+   * @return an unmodifiable list; empty for collector changes
+   */
+  List<Target> relabeled();
 
   /**
    * How many targets that were assigned before the change, and are still known after it, are now

@@ -7,9 +7,11 @@ package dev.apportion.allocation;
  *
  * <p>Listeners are called on the writer's thread, after the new snapshot is published and while
  * the allocator's writer lock is still held, so they see changes one at a time and in order. A
- * listener must return quickly and must not call the allocator's write methods (that would change
- * the state inside its own notification). An exception thrown by a listener propagates to the
- * writer's caller; the change itself has already been applied.
+ * listener must return quickly and must not call the allocator's write methods (they throw
+ * {@link IllegalStateException} when it does: the change would happen inside another's
+ * notification). Every listener is told of every change: an exception from one does not stop the
+ * others; the first is rethrown to the writer's caller (later ones attached as suppressed), after
+ * the change was applied.
  *
  * @since 0.1.0
  */

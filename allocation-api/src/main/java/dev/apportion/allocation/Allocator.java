@@ -12,7 +12,11 @@ import java.util.List;
  * <ul>
  *   <li><b>Writers</b> ({@link #setTargets}, {@link #setCollectors}) may be called from several
  *       threads; they are serialized by a lock private to the instance and may block behind one
- *       another. Each call is atomic: it is applied completely or, when it throws, not at all.
+ *       another. Each call is atomic: bad input is rejected before anything changes, and a valid
+ *       call is applied completely and published at once. (An exception from an
+ *       {@link AllocationListener} reaches the caller after the change was applied and every
+ *       listener was told.) A listener must not call them: that is an
+ *       {@link IllegalStateException}.
  *   <li><b>Readers</b> ({@link #targetsFor}, {@link #snapshot}, {@link #strategy}) never block and
  *       never take a lock: they read the last published {@link Allocation}, an immutable snapshot
  *       that is replaced atomically at the end of each write. A reader never sees a half-applied

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * position in the high {@value #POSITION_BITS} bits, its member's index (name order) in the low
  * {@value #INDEX_BITS}, so one primitive sort orders tokens by position and breaks the (rare)
  * ties by name, and a lookup never leaves the array. A table of {@code 2^b} bucket starts
- * ({@code b = ceil(log2(tokens))}) sends a key straight to the first token of its bucket, so a
+ * ({@code b = floor(log2(tokens)) + 1}, at most 24) sends a key straight to the first token of its bucket, so a
  * lookup inspects about one token.
  *
  * <p><b>Guarantees.</b> Placement is a function of the member set; a member's tokens depend on

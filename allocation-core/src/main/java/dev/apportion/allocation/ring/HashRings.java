@@ -81,7 +81,8 @@ public final class HashRings {
 
   /**
    * A weighted consistent-hash ring: member {@code i} gets {@code max(1, round(w_i * v))} virtual
-   * nodes, so its expected share of the keys is proportional to its weight.
+   * nodes (at most 2^20), so its expected share of the keys is proportional to its weight. A ring
+   * holds at most 2^20 members.
    *
    * @param weights the members and their weights (finite, &gt; 0)
    * @param virtualNodes virtual nodes per unit of weight, from 1 to 65536

@@ -85,6 +85,7 @@ public final class Engine implements Allocator {
       latest.put(t, t);
     }
     int duplicates = targets.size() - latest.size();
+    checkNotInListener();
     lock.lock();
     try {
       long start = System.nanoTime();
@@ -115,18 +116,11 @@ public final class Engine implements Allocator {
       placer.targetsChanged(Collections.unmodifiableList(added),
           Collections.unmodifiableList(removed), members, ledger);
       if (!renodedAfter.isEmpty()) {
-        // Same identity, same order: sorting the "after" list sorts both.
-        Target[] after = renodedAfter.toArray(new Target[0]);
-        TargetOrder.sort(after);
-        Map<Target, Target> old = new HashMap<>();
-        for (Target t : renodedBefore) {
-          old.put(t, t);
-        }
-        List<Target> was = new ArrayList<>(after.length);
-        for (Target t : after) {
-          was.add(old.get(t));
-        }
-        placer.nodesChanged(Collections.unmodifiableList(was), List.of(after), members, ledger);
+        // Old and new versions are equal by identity, so sorting both lists pairs them.
+        TargetOrder.sort(renodedBefore);
+        TargetOrder.sort(renodedAfter);
+        placer.nodesChanged(Collections.unmodifiableList(renodedBefore),
+            Collections.unmodifiableList(renodedAfter), members, ledger);
       }
       if (duplicates > 0) {
         // Discovery repeats the same duplicates every cycle: say it at info when the count
@@ -159,6 +153,7 @@ public final class Engine implements Allocator {
             + "': collector names must be unique within one setCollectors call");
       }
     }
+    checkNotInListener();
     lock.lock();
     try {
       long start = System.nanoTime();
@@ -233,6 +228,17 @@ public final class Engine implements Allocator {
     }
   }
 
+  /**
+   * A listener runs while this thread holds the writer lock; a write from it would apply a change
+   * inside the notification of another and reach later listeners out of order.
+   */
+  private void checkNotInListener() {
+    if (lock.isHeldByCurrentThread()) {
+      throw new IllegalStateException("an AllocationListener must not call setTargets or "
+          + "setCollectors on the allocator that notifies it; hand the work to another thread");
+    }
+  }
+
   @Override
   public List<Target> targetsFor(String collector, String job) {
     return snapshot.targetsFor(collector, job);
@@ -294,16 +300,17 @@ public final class Engine implements Allocator {
   }
 
   private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
-    Map<Target, Member> touched = ledger.touched();
+    Map<Target, Member> touched = ledger.previousOwners();
     if (touched.isEmpty() && !collectorsChanged) {
       ledger.endOperation();
-      notifyListeners(cause, before, before, List.of(), 0, start);
+      notifyListeners(cause, before, before, List.of(), List.of(), 0, start);
       return;
     }
     Map<Target, Ledger.Slot> removedSlots = ledger.removedSlots();
     Set<Target> relabeled = ledger.relabeled();
     Target[] order = touchedInOrder(touched);
     List<Move> moves = new ArrayList<>();
+    List<Target> relabeledInOrder = new ArrayList<>(relabeled.size());
     List<Map<String, Delta>> deltas = new ArrayList<>(Collections.nCopies(members.size(), null));
     boolean anyDelta = false;
     int reassigned = 0;
@@ -318,6 +325,9 @@ public final class Engine implements Allocator {
       String from = fromMember == null ? null : fromMember.name();
       String to = slot == null || slot.owner == null ? null : slot.owner.name();
       Target instance = slot != null ? slot.instance : removedSlots.get(key).instance;
+      if (slot != null && relabeled.contains(key)) {
+        relabeledInOrder.add(instance);
+      }
       if (!Objects.equals(from, to)) {
         moves.add(new Move(instance, from, to));
         if (fromMember != null && isCurrent(fromMember)) {
@@ -396,18 +406,32 @@ public final class Engine implements Allocator {
           strategy, cause == Cause.SET_TARGETS ? "setTargets" : "setCollectors", reassigned,
           known, Math.round(100.0 * reassigned / known), Math.round(100 * movedShareWarning));
     }
-    notifyListeners(cause, before, after, Collections.unmodifiableList(moves), reassigned, start);
+    notifyListeners(cause, before, after, Collections.unmodifiableList(moves),
+        Collections.unmodifiableList(relabeledInOrder), reassigned, start);
   }
 
   private void notifyListeners(Cause cause, Snapshot before, Snapshot after, List<Move> moves,
-      int reassigned, long start) {
+      List<Target> relabeled, int reassigned, long start) {
     if (listeners.isEmpty()) {
       return;
     }
-    Change change = new Change(cause, strategy, before, after, moves, reassigned,
+    Change change = new Change(cause, strategy, before, after, moves, relabeled, reassigned,
         System.nanoTime() - start);
+    RuntimeException failure = null;
     for (AllocationListener l : listeners) {
-      l.onChange(change);
+      try {
+        l.onChange(change);
+      } catch (RuntimeException e) {
+        // Every listener hears every change, whatever an earlier one did.
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -65,7 +65,8 @@ final class Ledger implements Assignment {
     }
     s.owner = member;
     if (member != null) {
-      member.add(target);
+      // The slot's instance, not the caller's: a placer may hold an older, equal instance.
+      member.add(s.instance);
     }
   }
 
@@ -132,7 +133,8 @@ final class Ledger implements Assignment {
   void relabel(Target newInstance) {
     Slot s = slots.get(newInstance);
     s.instance = newInstance;
-    // Everything a placer reads carries the latest labels (per-node reads the node from them).
+    // The ordered list and the owner's set carry the latest labels; per-node keeps its own node
+    // index, which nodesChanged updates.
     int i = Collections.binarySearch(sorted, newInstance, TargetOrder.HASH);
     sorted.set(i, newInstance);
     if (s.owner != null) {
@@ -149,7 +151,7 @@ final class Ledger implements Assignment {
    * What the current operation touched (placed, dropped, added or relabeled), with each target's
    * owner before the operation.
    */
-  Map<Target, Member> touched() {
+  Map<Target, Member> previousOwners() {
     return before;
   }
 

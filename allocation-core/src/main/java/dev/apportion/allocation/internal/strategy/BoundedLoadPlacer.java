@@ -30,7 +30,9 @@ import java.util.Map;
  * more than the cap.
  *
  * <p><b>Guarantees.</b> No collector exceeds the cap. Adding or removing a collector moves close to
- * the minimum (measured in the tests: within 1.5x). Deterministic.
+ * the minimum while the cap's value stays the same (within 1.5x in the tests); when the cap's
+ * value changes, collectors that were full keep more and their overflow comes back (3.3x the
+ * minimum measured at 100k targets, 1000 to 999 collectors). Deterministic.
  *
  * <p><b>Cost.</b> Every change re-runs the placement over all targets: O(n) ring lookups (a
  * bucket index, about one token inspected each) plus the walk past full collectors, and one hash
@@ -104,20 +106,24 @@ final class BoundedLoadPlacer implements Placer {
     }
   }
 
+  /**
+   * The first collector clockwise from {@code h} that is below the cap. Asks the ring for 8
+   * candidates, then 8 times more each round: with the default load factor the first round almost
+   * always suffices, and a tight one (1.01) does not make every walk scan the whole ring.
+   */
   private static int firstBelowCap(HashRing r, long h, int[] loads, int cap, int[] walk) {
-    int k = r.ownerIndices(h, walk);
-    for (int i = 0; i < k; i++) {
-      if (loads[walk[i]] < cap) {
-        return walk[i];
+    int[] buf = walk;
+    while (true) {
+      int k = r.ownerIndices(h, buf);
+      for (int i = 0; i < k; i++) {
+        if (loads[buf[i]] < cap) {
+          return buf[i];
+        }
       }
-    }
-    int[] all = new int[r.size()];
-    k = r.ownerIndices(h, all);
-    for (int i = 0; i < k; i++) {
-      if (loads[all[i]] < cap) {
-        return all[i];
+      if (k >= r.size()) {
+        throw new IllegalStateException("no collector below the cap " + cap);
       }
+      buf = new int[Math.min(r.size(), buf.length * 8)];
     }
-    throw new IllegalStateException("no collector below the cap " + cap);
   }
 }

@@ -24,9 +24,10 @@ import java.util.TreeSet;
  * only its targets, adding one moves nothing (a new collector receives only new or orphaned
  * targets; it never rebalances). Spreads each job evenly when targets arrive together.
  *
- * <p><b>Cost.</b> Each placement is O(log c) in an ordered set of collectors by load, plus a scan
- * of the least-loaded collectors that stops at the first with no target of the job. A collector
- * change costs O(orphans log c).
+ * <p><b>Cost.</b> Each call that places anything orders the collectors by load, O(c log c);
+ * each placement is then O(log c), plus a scan of the least-loaded collectors that stops at the
+ * first with no target of the job (all of them, in the worst case, as upstream). A collector
+ * change costs O(c log c + orphans log c).
  */
 final class LeastWeightedPlacer implements Placer {
   private static final Comparator<Member> BY_LOAD =

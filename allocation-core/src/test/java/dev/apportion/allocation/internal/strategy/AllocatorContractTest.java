@@ -316,4 +316,56 @@ abstract class AllocatorContractTest {
       throw new AssertionError("after " + checks + " checks", failure.get());
     }
   }
+
+  @Test
+  void aThrowingListenerDoesNotSilenceTheOthers() {
+    List<AllocationChange> second = new ArrayList<>();
+    RuntimeException boom = new IllegalStateException("boom");
+    Allocator a = builder().listener(c -> {
+      throw boom;
+    }).listener(second::add).build();
+    RuntimeException thrown = assertThrows(RuntimeException.class,
+        () -> a.setCollectors(collectors(2)));
+    assertSame(boom, thrown);
+    assertEquals(1, second.size(), "the second listener heard the change");
+    assertEquals(2, a.snapshot().collectors().size(), "the change was applied");
+  }
+
+  @Test
+  void aListenerMustNotWriteToItsAllocator() {
+    AtomicReference<Allocator> self = new AtomicReference<>();
+    AtomicReference<Throwable> seen = new AtomicReference<>();
+    Allocator a = builder().listener(c -> {
+      if (c.cause() == AllocationChange.Cause.SET_COLLECTORS) {
+        try {
+          self.get().setTargets(targets(5, 1));
+        } catch (IllegalStateException e) {
+          seen.set(e);
+        }
+      }
+    }).build();
+    self.set(a);
+    a.setCollectors(collectors(2));
+    assertTrue(seen.get() instanceof IllegalStateException, "the nested write is refused");
+    assertTrue(a.snapshot().targets().isEmpty(), "and changed nothing");
+  }
+
+  @Test
+  void relabeledTargetsAreReportedWithTheirNewLabels() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(3));
+    List<Target> ts = targets(20, 2);
+    a.setTargets(ts);
+    List<Target> next = new ArrayList<>(ts);
+    Map<String, String> labels = new HashMap<>(ts.get(4).labels());
+    labels.put("__meta_kubernetes_pod_ready", "false");
+    Target relabeled = Target.of(ts.get(4).job(), ts.get(4).address(), labels);
+    next.set(4, relabeled);
+    a.setTargets(next);
+    assertEquals(1, last().relabeled().size());
+    assertEquals("false", last().relabeled().get(0).labels().get("__meta_kubernetes_pod_ready"));
+    assertEquals(List.of(), last().moves());
+    a.setTargets(next);
+    assertEquals(List.of(), last().relabeled(), "the same labels again: nothing to report");
+  }
 }
