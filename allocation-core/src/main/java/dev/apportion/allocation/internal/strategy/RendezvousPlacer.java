@@ -58,8 +58,12 @@ final class RendezvousPlacer implements Placer {
       return;
     }
     List<Member> added = change.added();
+    boolean[] isNew = new boolean[members.size()];
+    for (Member m : added) {
+      isNew[m.index()] = true;
+    }
     for (Member holder : members) {
-      if (added.contains(holder)) {
+      if (isNew[holder.index()]) {
         continue;
       }
       for (Target t : assignment.targetsOf(holder)) {
