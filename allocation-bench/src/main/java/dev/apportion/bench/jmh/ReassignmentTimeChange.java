@@ -41,12 +41,15 @@ import org.openjdk.jmh.annotations.Warmup;
  *       rescheduled), in one target update.
  * </ul>
  *
- * <p><b>Why an invocation-level setup.</b> Each change is measured from the same placed state:
- * before each operation {@link #restore} puts the base collector and target sets back (untimed),
- * so the operation always measures exactly that change, never its inverse. An alternating
- * pattern (remove, then re-add, each timed) would report the mean of a removal and an addition,
- * which differ by orders of magnitude for some strategies. The operations take tens of
- * microseconds or more, far above the cost of JMH's per-invocation timestamps. Targets moved
+ * <p><b>Why an invocation-level setup.</b> Each change is measured from the placed state: before
+ * each operation {@link #restore} puts the base collector and target sets back (untimed), so the
+ * operation always measures exactly that change, never its inverse. An alternating pattern
+ * (remove, then re-add, each timed) would report the mean of a removal and an addition, which
+ * differ by orders of magnitude for some strategies. The collector removed or replaced is the
+ * next one in turn at each operation: {@code least-weighted} depends on history (a re-added
+ * collector comes back empty and is never refilled), so removing the same collector again would
+ * remove an empty one and measure nothing. The operations take tens of microseconds or more,
+ * far above the cost of JMH's per-invocation timestamps. Targets moved
  * and the operation's own allocation are reported by {@link OpCounters} ({@code movedPerOp},
  * {@code allocBytesPerOp}); {@code -prof gc} would add the restoring call's allocation.
  */
@@ -89,46 +92,50 @@ public class ReassignmentTimeChange {
   private List<Target> baseTargets;
   private List<Collector> changedCollectors;
   private List<Target> changedTargets;
+  private Collector joined;
+  private Random random;
+  private Set<String> names;
+  private int invocation;
   private Contender.Placement placement;
   private OpCounters counters;
 
-  /** Builds the cluster, the changed sets and the placement, and places the cluster. */
+  /** Builds the cluster and the placement, and places the cluster. */
   @Setup(Level.Trial)
   public void setUp() {
     Cluster cluster = Shapes.cluster(targets, collectors);
     baseCollectors = cluster.collectors();
     baseTargets = cluster.targets();
-    Random random = new Random(Shapes.SEED);
-    Set<String> names = new HashSet<>();
+    random = new Random(Shapes.SEED);
+    names = new HashSet<>();
     for (Collector c : baseCollectors) {
       names.add(c.name());
     }
-    int victim = baseCollectors.size() / 2;
-    changedCollectors = new ArrayList<>(baseCollectors);
-    changedTargets = baseTargets;
-    switch (change) {
-      case REMOVE_ONE -> changedCollectors.remove(victim);
-      case ADD_ONE -> changedCollectors.add(
-          Collector.of(ClusterGenerator.newPodName(random, names), "node-joined"));
-      case REPLACE_ONE -> {
-        Collector old = changedCollectors.remove(victim);
-        changedCollectors.add(
-            Collector.of(ClusterGenerator.newPodName(random, names), old.node().orElse(null)));
-      }
-      case REPLACE_TARGETS_1PCT -> {
-        List<Target> next = new ArrayList<>(baseTargets);
-        for (int i = 0; i < next.size(); i += 100) {
-          Target old = next.get(i);
-          next.set(i, Target.of(old.job(), "rescheduled-" + i + ":8080", old.labels()));
-        }
-        changedTargets = next;
-      }
-      default -> throw new AssertionError(change);
+    joined = Collector.of(ClusterGenerator.newPodName(random, names), "node-joined");
+    List<Target> next = new ArrayList<>(baseTargets);
+    for (int i = 0; i < next.size(); i += 100) {
+      Target old = next.get(i);
+      next.set(i, Target.of(old.job(), "rescheduled-" + i + ":8080", old.labels()));
     }
-    changedCollectors = List.copyOf(changedCollectors);
+    changedTargets = List.copyOf(next);
     placement = contender.create();
     placement.setCollectors(baseCollectors);
     placement.setTargets(baseTargets);
+  }
+
+  /** The collector set of the next operation: its victim is the next collector in turn. */
+  private List<Collector> nextCollectors() {
+    List<Collector> next = new ArrayList<>(baseCollectors);
+    switch (change) {
+      case REMOVE_ONE -> next.remove(invocation++ % baseCollectors.size());
+      case ADD_ONE -> next.add(joined);
+      case REPLACE_ONE -> {
+        Collector old = next.remove(invocation++ % baseCollectors.size());
+        next.add(Collector.of(ClusterGenerator.newPodName(random, names),
+            old.node().orElse(null)));
+      }
+      default -> throw new AssertionError(change);
+    }
+    return next;
   }
 
   /**
@@ -142,6 +149,7 @@ public class ReassignmentTimeChange {
       placement.setTargets(baseTargets);
     } else {
       placement.setCollectors(baseCollectors);
+      changedCollectors = nextCollectors();
     }
     this.counters = counters;
     counters.begin();

@@ -98,13 +98,16 @@ final class Charts {
     CombinedDomainCategoryPlot combined = new CombinedDomainCategoryPlot(new CategoryAxis());
     Scenario current = null;
     DefaultCategoryDataset data = null;
+    CategoryPlot first = null;
     for (Result r : results) {
       if (r.scenario() == Scenario.INITIAL) {
         continue;
       }
       if (r.scenario() != current) {
         if (data != null) {
-          combined.add(panel(current, data));
+          CategoryPlot p = panel(current, data);
+          first = first == null ? p : first;
+          combined.add(p);
         }
         current = r.scenario();
         data = new DefaultCategoryDataset();
@@ -115,8 +118,12 @@ final class Charts {
     if (data == null) {
       return null;
     }
-    combined.add(panel(current, data));
+    CategoryPlot last = panel(current, data);
+    first = first == null ? last : first;
+    combined.add(last);
     combined.setOrientation(PlotOrientation.VERTICAL);
+    // Each panel has the same two series; one legend entry each, not one per panel.
+    combined.setFixedLegendItems(first.getLegendItems());
     JFreeChart chart = new JFreeChart("Targets moved, against the minimum",
         JFreeChart.DEFAULT_TITLE_FONT, combined, true);
     chart.setBackgroundPaint(Color.WHITE);
