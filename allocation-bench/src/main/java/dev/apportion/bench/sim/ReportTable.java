@@ -30,10 +30,12 @@ final class ReportTable {
           millis(r.nanos()));
     }
     out.println();
-    out.println("cross-node and cross-zone: scrapes whose target and collector are on different "
-        + "nodes (zones), of those where both are known. moved: targets reassigned, summed over "
-        + "the scenario's steps; minimum: targets whose collector is gone, which had to move. "
-        + "time: the allocator calls of the scenario.");
+    out.println("cross-node, cross-zone: scrapes whose target and collector are on different "
+        + "nodes (zones), of those where both are known.");
+    out.println("moved: targets reassigned, summed over the scenario's steps; minimum: targets "
+        + "whose collector is gone, which had to move.");
+    out.println("time: the scenario's allocator calls in this JVM, JIT warm-up included "
+        + "(steady-state figures: docs/performance.md).");
   }
 
   private static long distinctNodes(Cluster cluster) {
