@@ -5,6 +5,7 @@ import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,8 +99,13 @@ public final class SimulateCommand implements Callable<Integer> {
     command.err = err;
     CommandLine cli = new CommandLine(command);
     cli.setCaseInsensitiveEnumValuesAllowed(true);
-    cli.setOut(new java.io.PrintWriter(out, true));
-    cli.setErr(new java.io.PrintWriter(err, true));
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    // A mistyped option is bad input like a bad file: one line and exit code 2, no usage dump.
+    cli.setParameterExceptionHandler((e, a) -> {
+      err.println("apportion simulate: " + e.getMessage() + " (see simulate --help)");
+      return 2;
+    });
     return cli.execute(args);
   }
 

@@ -117,6 +117,15 @@ class SimulateCommandTest {
   }
 
   @Test
+  void aMistypedOptionIsOneLineToo() {
+    assertOneLineError(simulate("--nodes", "many"),
+        "apportion simulate: Invalid value for option '--nodes': 'many' is not an int");
+    assertOneLineError(simulate("--scenario", "meteor"),
+        "apportion simulate: Invalid value for option '--scenario'");
+    assertOneLineError(simulate("--nodes", "0"), "apportion simulate: bad cluster options");
+  }
+
+  @Test
   void targetsWithoutNodesNeedACollectorList() throws IOException {
     Path file = dir.resolve("t.json");
     Files.writeString(file, "{\"data\":{\"activeTargets\":[{\"scrapePool\":\"p\","
