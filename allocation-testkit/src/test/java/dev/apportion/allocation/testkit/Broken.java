@@ -279,6 +279,11 @@ final class Broken {
         }
 
         @Override
+        public List<Target> relabeled() {
+          return List.of();
+        }
+
+        @Override
         public int reassigned() {
           return 0;
         }
