@@ -29,9 +29,9 @@ final class Ledger implements Assignment {
   private List<Target> sorted = List.of();
 
   /** Per operation: each touched target's owner before the operation (null = none/new). */
-  private final Map<Target, Member> before = new HashMap<>();
-  private final Map<Target, Slot> removed = new HashMap<>();
-  private final Set<Target> relabeled = new HashSet<>();
+  private Map<Target, Member> before = new HashMap<>();
+  private Map<Target, Slot> removed = new HashMap<>();
+  private Set<Target> relabeled = new HashSet<>();
   private List<Target> removedSorted = List.of();
 
   Slot slot(Target t) {
@@ -170,9 +170,26 @@ final class Ledger implements Assignment {
 
   /** Forgets what the current operation touched, at its end. */
   void endOperation() {
-    before.clear();
-    removed.clear();
-    relabeled.clear();
+    // clear() costs the table's capacity, which one full placement grows to every target; a
+    // small change after it should not pay for that, so large tables are dropped instead.
+    before = reset(before);
+    removed = reset(removed);
+    relabeled = relabeled.size() > SMALL ? new HashSet<>() : clear(relabeled);
     removedSorted = List.of();
+  }
+
+  private static final int SMALL = 256;
+
+  private static <K, V> Map<K, V> reset(Map<K, V> m) {
+    if (m.size() > SMALL) {
+      return new HashMap<>();
+    }
+    m.clear();
+    return m;
+  }
+
+  private static <T> Set<T> clear(Set<T> s) {
+    s.clear();
+    return s;
   }
 }
