@@ -41,11 +41,22 @@ import java.util.Map;
  */
 final class BoundedLoadPlacer implements Placer {
   private final double loadFactor;
+  private final int virtualNodes;
   private HashRing ring;
   private Members ringFor;
 
   BoundedLoadPlacer(double loadFactor) {
+    this(loadFactor, HashRings.DEFAULT_VIRTUAL_NODES);
+  }
+
+  /**
+   * A placer whose ring has {@code virtualNodes} tokens per collector. Fewer tokens make each
+   * collector change cheaper (the ring is rebuilt in O(tokens)) and the arcs less even; for a
+   * small set of targets the cap, not the arcs, decides the balance.
+   */
+  BoundedLoadPlacer(double loadFactor, int virtualNodes) {
     this.loadFactor = loadFactor;
+    this.virtualNodes = virtualNodes;
   }
 
   private HashRing ring(Members members) {
@@ -54,7 +65,7 @@ final class BoundedLoadPlacer implements Placer {
       for (Member m : members) {
         weights.put(m.name(), 1.0);
       }
-      ring = ring == null ? HashRings.consistent(weights.keySet()) : ring.withMembers(weights);
+      ring = ring == null ? HashRings.consistent(weights, virtualNodes) : ring.withMembers(weights);
       ringFor = members;
     }
     return ring;
