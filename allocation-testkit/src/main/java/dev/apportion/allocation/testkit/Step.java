@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * One operation of a {@link Scenario}: a change to the {@link Inputs} model and the one allocator
@@ -63,6 +64,21 @@ abstract class Step {
    * The same targets with every {@code __meta_*} label dropped except one that names the same
    * node: identity and node are kept, the report gets shorter. Empty when nothing would change.
    */
+  /**
+   * The shrinks of a step over {@code targets}: the same step over each smaller sublist, then over
+   * each simplified list.
+   */
+  static List<Step> targetShrinks(List<Target> targets, Function<List<Target>, Step> step) {
+    List<Step> out = new ArrayList<>();
+    for (List<Target> l : sublists(targets)) {
+      out.add(step.apply(l));
+    }
+    for (List<Target> l : simplified(targets)) {
+      out.add(step.apply(l));
+    }
+    return out;
+  }
+
   static List<List<Target>> simplified(List<Target> targets) {
     List<Target> out = new ArrayList<>();
     boolean changed = false;
@@ -290,14 +306,7 @@ abstract class Step {
 
     @Override
     List<Step> shrinks() {
-      List<Step> out = new ArrayList<>();
-      for (List<Target> l : sublists(targets)) {
-        out.add(new AddTargets(l));
-      }
-      for (List<Target> l : simplified(targets)) {
-        out.add(new AddTargets(l));
-      }
-      return out;
+      return targetShrinks(targets, AddTargets::new);
     }
 
     @Override
@@ -330,14 +339,7 @@ abstract class Step {
 
     @Override
     List<Step> shrinks() {
-      List<Step> out = new ArrayList<>();
-      for (List<Target> l : sublists(targets)) {
-        out.add(new RemoveTargets(l));
-      }
-      for (List<Target> l : simplified(targets)) {
-        out.add(new RemoveTargets(l));
-      }
-      return out;
+      return targetShrinks(targets, RemoveTargets::new);
     }
 
     @Override
@@ -370,14 +372,7 @@ abstract class Step {
 
     @Override
     List<Step> shrinks() {
-      List<Step> out = new ArrayList<>();
-      for (List<Target> l : sublists(targets)) {
-        out.add(new RelabelTargets(l));
-      }
-      for (List<Target> l : simplified(targets)) {
-        out.add(new RelabelTargets(l));
-      }
-      return out;
+      return targetShrinks(targets, RelabelTargets::new);
     }
 
     @Override
@@ -410,14 +405,7 @@ abstract class Step {
 
     @Override
     List<Step> shrinks() {
-      List<Step> out = new ArrayList<>();
-      for (List<Target> l : sublists(targets)) {
-        out.add(new SetTargets(l));
-      }
-      for (List<Target> l : simplified(targets)) {
-        out.add(new SetTargets(l));
-      }
-      return out;
+      return targetShrinks(targets, SetTargets::new);
     }
 
     @Override
@@ -454,14 +442,7 @@ abstract class Step {
 
     @Override
     List<Step> shrinks() {
-      List<Step> out = new ArrayList<>();
-      for (List<Target> l : sublists(stale)) {
-        out.add(new SendDuplicates(l));
-      }
-      for (List<Target> l : simplified(stale)) {
-        out.add(new SendDuplicates(l));
-      }
-      return out;
+      return targetShrinks(stale, SendDuplicates::new);
     }
 
     @Override
