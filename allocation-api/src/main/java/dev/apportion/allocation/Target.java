@@ -1,18 +1,15 @@
 package dev.apportion.allocation;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * One scrape target: a job, an address and the labels service discovery gave it. Immutable and
- * thread-safe; everything derived (node, identity hash) is computed once, at construction.
+ * thread-safe; everything derived (node, identity hash, labels hash) is computed once, at
+ * construction.
  *
  * <h2>Identity</h2>
  * A target's identity is its job, its address and every label whose name does not start with
@@ -20,17 +17,18 @@ import java.util.TreeMap;
  * the target stays the same (a pod's annotations, an endpoint's readiness), so two targets that
  * differ only in them are {@linkplain #equals equal}: an allocator keeps such a target on its
  * collector and carries its new labels (the one exception: under {@code per-node}, a change of
- * the labels {@link #node()} is read from moves the target to its new node's collector). Two targets with the same job and address but other
- * identity labels are two targets.
+ * the labels {@link #node()} is read from moves the target to its new node's collector). Two
+ * targets with the same job and address but other identity labels are two targets.
  *
  * <h2>The identity hash</h2>
  * {@link #hash()} is XXH64 (seed 0) over a canonical encoding of the identity, computed once here
  * and never again: placement reads this number, it never re-hashes strings. The encoding is
  * version byte {@code 1}, then job, address and each identity label's name and value in label
- * name order, each string as its UTF-8 length (unsigned LEB128) followed by its UTF-8 bytes. The
- * encoding is unambiguous (no two identities share it) and, with XXH64's published
- * specification, <b>stable across releases and JVMs</b>: every replica that builds the same target
- * computes the same hash.
+ * name order, each string as its UTF-8 length (unsigned LEB128) followed by its UTF-8 bytes (as
+ * {@link String#getBytes(java.nio.charset.Charset) getBytes(UTF_8)} gives them, so an unpaired
+ * surrogate is the byte {@code '?'}). The encoding is unambiguous (no two identities share it)
+ * and, with XXH64's published specification, <b>stable across releases and JVMs</b>: every
+ * replica that builds the same target computes the same hash.
  *
  * <h2>Node</h2>
  * {@link #node()} is the Kubernetes node the target lives on, resolved once from the first
@@ -39,11 +37,27 @@ import java.util.TreeMap;
  * {@code __meta_kubernetes_endpointslice_address_target_kind} is {@code Node}, the value of
  * {@code __meta_kubernetes_endpointslice_address_target_name}.
  *
+ * <h2>Cost</h2>
+ * A target holds its labels in one array, names and values interleaved in name order, and no
+ * object per label; {@link #labels()} is a view over that array created with the target, so it
+ * does not allocate, and {@code Target.of(job, address, other.labels())} shares the other
+ * target's array instead of copying it. Construction copies the labels once (sorting them unless
+ * they come in name order already, as from a {@code TreeMap}), encodes job, address and labels
+ * once into a per-thread scratch buffer (no {@code byte[]} per string), and hashes the bytes
+ * twice, with two seeds: the identity part gives {@link #hash()}, the whole encoding
+ * {@link #labelsHash()}, an independent 64-bit value. Both are then read, never recomputed;
+ * {@link #equals} and {@link #sameLabels} compare them first and allocate nothing.
+ *
  * @since 0.1.0
  */
 public final class Target {
   /** Labels whose name starts with this prefix are metadata, not identity. */
   public static final String META_PREFIX = "__meta_";
+  /**
+   * The least string above every string that starts with {@link #META_PREFIX} ({@code '_' + 1} is
+   * {@code '`'}): the {@code __meta_*} labels are exactly those in {@code [META_PREFIX, META_END)}.
+   */
+  private static final String META_END = "__meta`";
 
   private static final String[] NODE_LABELS = {
     "__meta_kubernetes_pod_node_name",
@@ -53,30 +67,71 @@ public final class Target {
   private static final String SLICE_KIND = "__meta_kubernetes_endpointslice_address_target_kind";
   private static final String SLICE_NAME = "__meta_kubernetes_endpointslice_address_target_name";
 
+  private static final String[] NO_LABELS = {};
+  /** The version byte that opens the identity encoding. */
+  private static final int ENCODING_VERSION = 1;
+  /**
+   * {@link #labelsHash()} is XXH64, with this seed, of the identity encoding followed by the
+   * metadata labels' encoding (any fixed seed other than 0 keeps it independent of the identity
+   * hash).
+   */
+  private static final long LABELS_SEED = 0x9E3779B97F4A7C15L;
+  /** Up to this many labels, insertion sort; above, a merge sort. */
+  private static final int INSERTION_SORT_MAX = 16;
+
   private final String job;
   private final String address;
-  private final SortedMap<String, String> labels;
-  /** Identity labels as name, value, name, value... in name order. */
-  private final String[] identityLabels;
+  /** All labels as name, value, name, value... strictly ascending by name; never written. */
+  private final String[] kv;
+  /** The {@code __meta_*} labels are the pairs {@code [metaFrom, metaTo)} of {@link #kv}. */
+  private final int metaFrom;
+  private final int metaTo;
   private final String node;
   private final long hash;
+  private final long labelsHash;
+  /** The view {@link #labels()} returns; over {@link #kv}. */
+  private final LabelMap labels;
 
-  private Target(String job, String address, SortedMap<String, String> labels) {
+  /** {@code kv} must be strictly ascending by name, without nulls, and never written again. */
+  private Target(String job, String address, String[] kv) {
     this.job = job;
     this.address = address;
-    this.labels = Collections.unmodifiableSortedMap(labels);
-    this.identityLabels = identityLabels(labels);
-    this.node = resolveNode(labels);
-    this.hash = computeHash(job, address, identityLabels);
+    this.kv = kv;
+    this.labels = new LabelMap(kv);
+    int pairs = kv.length >> 1;
+    this.metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
+    this.metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
+    this.node = resolveNode(kv, metaFrom, metaTo);
+
+    Scratch s = Scratch.start();
+    s.writeByte(ENCODING_VERSION);
+    s.writeString(job);
+    s.writeString(address);
+    s.writePairs(kv, 0, metaFrom);
+    s.writePairs(kv, metaTo, pairs);
+    int identityLength = s.length;
+    s.writePairs(kv, metaFrom, metaTo);
+    this.hash = XxHash64.hash(s.bytes, 0, identityLength, 0);
+    // Over the whole encoding with its own seed, not seeded with `hash`: two distinct targets
+    // whose identity hashes collide must still differ here, or an allocator could not tell them
+    // apart without comparing strings.
+    this.labelsHash = XxHash64.hash(s.bytes, 0, s.length, LABELS_SEED);
+    s.finish();
   }
 
   /**
    * A target.
    *
+   * <p>Passing another target's {@link #labels()} (or a sub-map of them) reuses or slices its
+   * label array without validating or sorting again: {@code Target.of(job, newAddress,
+   * old.labels())} costs the two hashes and little else. A map that iterates in name order
+   * already (a {@code TreeMap}, a {@code SortedMap} in natural order) is copied without sorting.
+   *
    * @param job the scrape job's name; not null, not blank
    * @param address the address scraped (host:port or URL); not null, not blank
    * @param labels the target's labels, including any {@code __meta_*} discovery labels; not null,
-   *     no null names or values. The map is copied.
+   *     no null names or values. The map is copied (or, if it is another target's labels, shared:
+   *     those never change).
    * @return the target
    * @throws NullPointerException if an argument, a label name or a label value is null
    * @throws IllegalArgumentException if {@code job} or {@code address} is blank
@@ -91,14 +146,14 @@ public final class Target {
     if (address.isBlank()) {
       throw new IllegalArgumentException("target address must not be blank: '" + address + "'");
     }
-    TreeMap<String, String> copy = new TreeMap<>();
-    for (Map.Entry<String, String> e : labels.entrySet()) {
-      String name = Objects.requireNonNull(e.getKey(), "target label name must not be null");
-      String value = Objects.requireNonNull(e.getValue(),
-          () -> "target label '" + name + "' must not have a null value");
-      copy.put(name, value);
+    String[] kv;
+    if (labels instanceof LabelMap) {
+      LabelMap m = (LabelMap) labels;
+      kv = m.coversArray() ? m.kv : Arrays.copyOfRange(m.kv, m.from << 1, m.to << 1);
+    } else {
+      kv = copy(labels);
     }
-    return new Target(job, address, copy);
+    return new Target(job, address, kv);
   }
 
   /**
@@ -133,9 +188,12 @@ public final class Target {
   }
 
   /**
-   * All labels, {@code __meta_*} included, sorted by name. Does not allocate.
+   * All labels, {@code __meta_*} included, sorted by name. Does not allocate: the view is created
+   * with the target. Lookups are binary searches; iteration, sub-maps and {@code equals} allocate
+   * nothing per label beyond the entries an entry iterator returns.
    *
-   * @return an unmodifiable view, sorted by label name
+   * @return an unmodifiable view, sorted by label name in natural {@code String} order (its
+   *     {@link SortedMap#comparator() comparator()} is null)
    */
   public SortedMap<String, String> labels() {
     return labels;
@@ -162,17 +220,44 @@ public final class Target {
   }
 
   /**
+   * A 64-bit hash of the job, the address and <em>all</em> labels, {@code __meta_*} included,
+   * computed once at construction. It exists so that an allocator can tell "same identity, same
+   * labels" by comparing two numbers: two {@linkplain #equals equal} targets with equal labels
+   * hashes carry the same labels, except with probability about 2<sup>-64</sup>
+   * ({@link #sameLabels} is the exact test, and starts with this comparison).
+   *
+   * <p><b>Warning:</b> unlike {@link #hash()}, this value is <b>not</b> stable across releases:
+   * its encoding or function may change in any version. Never persist it or send it to another
+   * process; compare it only with values computed by the same running library.
+   *
+   * @return the labels hash
+   */
+  public long labelsHash() {
+    return labelsHash;
+  }
+
+  /**
    * Whether this target carries exactly the same labels as {@code other}, {@code __meta_*}
-   * included. Equal targets may differ here; allocators use it to carry new labels.
+   * included. Equal targets may differ here; allocators use it to carry new labels. Compares
+   * {@link #hash()} and {@link #labelsHash()} first, so targets that differ usually answer in
+   * two comparisons; allocates nothing.
    *
    * @param other another target
    * @return true when job, address and all labels are equal
    */
   public boolean sameLabels(Target other) {
-    return this == other || (equals(other) && labels.equals(other.labels));
+    return this == other
+        || (hash == other.hash
+            && labelsHash == other.labelsHash
+            && job.equals(other.job)
+            && address.equals(other.address)
+            && (kv == other.kv || Arrays.equals(kv, other.kv)));
   }
 
-  /** Equal when job, address and every non-{@code __meta_} label are equal. */
+  /**
+   * Equal when job, address and every non-{@code __meta_} label are equal. Compares the identity
+   * hashes first; allocates nothing.
+   */
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -185,7 +270,14 @@ public final class Target {
     return hash == other.hash
         && job.equals(other.job)
         && address.equals(other.address)
-        && Arrays.equals(identityLabels, other.identityLabels);
+        && (kv == other.kv || identityLabelsEqual(other));
+  }
+
+  private boolean identityLabelsEqual(Target other) {
+    String[] a = kv;
+    String[] b = other.kv;
+    return Arrays.equals(a, 0, metaFrom << 1, b, 0, other.metaFrom << 1)
+        && Arrays.equals(a, metaTo << 1, a.length, b, other.metaTo << 1, b.length);
   }
 
   /** Derived from {@link #hash()}; consistent with {@link #equals}. */
@@ -194,49 +286,168 @@ public final class Target {
     return (int) (hash ^ (hash >>> 32));
   }
 
+  /** {@code job/address}, then the identity labels as {@code {name="value",...}} if any. */
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder(job).append('/').append(address);
-    if (identityLabels.length > 0) {
+    int pairs = kv.length >> 1;
+    if (metaTo - metaFrom < pairs) {
       sb.append('{');
-      for (int i = 0; i < identityLabels.length; i += 2) {
-        if (i > 0) {
-          sb.append(',');
-        }
-        sb.append(identityLabels[i]).append("=\"").append(identityLabels[i + 1]).append('"');
-      }
+      appendLabels(sb, 0, metaFrom, true);
+      appendLabels(sb, metaTo, pairs, metaFrom == 0);
       sb.append('}');
     }
     return sb.toString();
   }
 
-  private static String[] identityLabels(SortedMap<String, String> labels) {
-    int n = 0;
-    for (String name : labels.keySet()) {
-      if (!name.startsWith(META_PREFIX)) {
-        n++;
+  private void appendLabels(StringBuilder sb, int from, int to, boolean first) {
+    for (int i = from; i < to; i++) {
+      if (i > from || !first) {
+        sb.append(',');
       }
+      sb.append(kv[i << 1]).append("=\"").append(kv[(i << 1) + 1]).append('"');
     }
-    String[] out = new String[2 * n];
-    int i = 0;
-    for (Map.Entry<String, String> e : labels.entrySet()) {
-      if (!e.getKey().startsWith(META_PREFIX)) {
-        out[i++] = e.getKey();
-        out[i++] = e.getValue();
-      }
-    }
-    return out;
   }
 
-  private static String resolveNode(Map<String, String> labels) {
+  // ---- construction -----------------------------------------------------------------------------
+
+  /** The labels as a valid label array (see {@link #kv}), validated. */
+  private static String[] copy(Map<String, String> labels) {
+    if (labels.isEmpty()) {
+      return NO_LABELS;
+    }
+    // size() is a hint only: a concurrent map may change while it is iterated.
+    String[] kv = new String[Math.max(labels.size(), 1) << 1];
+    int n = 0;
+    for (Map.Entry<String, String> e : labels.entrySet()) {
+      String name = e.getKey();
+      if (name == null) {
+        throw new NullPointerException("target label name must not be null");
+      }
+      String value = e.getValue();
+      if (value == null) {
+        throw new NullPointerException("target label '" + name + "' must not have a null value");
+      }
+      if (n << 1 == kv.length) {
+        kv = Arrays.copyOf(kv, kv.length << 1);
+      }
+      kv[n << 1] = name;
+      kv[(n << 1) + 1] = value;
+      n++;
+    }
+    if (!strictlyAscending(kv, n)) {
+      sort(kv, n);
+      n = dropDuplicates(kv, n);
+    }
+    if (n == 0) {
+      return NO_LABELS;
+    }
+    return n << 1 == kv.length ? kv : Arrays.copyOf(kv, n << 1);
+  }
+
+  private static boolean strictlyAscending(String[] kv, int pairs) {
+    for (int i = 1; i < pairs; i++) {
+      if (kv[(i - 1) << 1].compareTo(kv[i << 1]) >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Sorts the first {@code pairs} pairs by name; stable, so equal names keep their order. */
+  private static void sort(String[] kv, int pairs) {
+    if (pairs <= INSERTION_SORT_MAX) {
+      insertionSort(kv, 0, pairs);
+    } else {
+      mergeSort(kv, new String[pairs << 1], 0, pairs);
+    }
+  }
+
+  /**
+   * Binary insertion sort: label names often share long prefixes ({@code __meta_kubernetes_...}),
+   * so comparisons cost more than moves, and this makes about {@code n log n} of them.
+   */
+  private static void insertionSort(String[] kv, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      String name = kv[i << 1];
+      // The first pair in [from, i) whose name is above `name`: after any equal ones (stable).
+      int lo = from;
+      int hi = i;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (kv[mid << 1].compareTo(name) <= 0) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      if (lo == i) {
+        continue;
+      }
+      String value = kv[(i << 1) + 1];
+      System.arraycopy(kv, lo << 1, kv, (lo + 1) << 1, (i - lo) << 1);
+      kv[lo << 1] = name;
+      kv[(lo << 1) + 1] = value;
+    }
+  }
+
+  private static void mergeSort(String[] kv, String[] tmp, int from, int to) {
+    if (to - from <= INSERTION_SORT_MAX) {
+      insertionSort(kv, from, to);
+      return;
+    }
+    int mid = (from + to) >>> 1;
+    mergeSort(kv, tmp, from, mid);
+    mergeSort(kv, tmp, mid, to);
+    if (kv[(mid - 1) << 1].compareTo(kv[mid << 1]) <= 0) {
+      return;
+    }
+    // Merge the left half (moved to tmp) with the right half (in place) into kv[from, to).
+    System.arraycopy(kv, from << 1, tmp, from << 1, (mid - from) << 1);
+    int i = from;
+    int j = mid;
+    int k = from;
+    while (i < mid && j < to) {
+      if (kv[j << 1].compareTo(tmp[i << 1]) < 0) {
+        kv[k << 1] = kv[j << 1];
+        kv[(k << 1) + 1] = kv[(j << 1) + 1];
+        j++;
+      } else {
+        kv[k << 1] = tmp[i << 1];
+        kv[(k << 1) + 1] = tmp[(i << 1) + 1];
+        i++;
+      }
+      k++;
+    }
+    System.arraycopy(tmp, i << 1, kv, k << 1, (mid - i) << 1);
+  }
+
+  /**
+   * Keeps the last of each run of equal names (as {@code Map.put} would), for maps whose entry
+   * set repeats a name (a broken or concurrently modified map). Returns the pairs kept.
+   */
+  private static int dropDuplicates(String[] kv, int pairs) {
+    int w = 0;
+    for (int r = 0; r < pairs; r++) {
+      if (w > 0 && kv[(w - 1) << 1].equals(kv[r << 1])) {
+        w--;
+      }
+      kv[w << 1] = kv[r << 1];
+      kv[(w << 1) + 1] = kv[(r << 1) + 1];
+      w++;
+    }
+    return w;
+  }
+
+  private static String resolveNode(String[] kv, int metaFrom, int metaTo) {
     for (String name : NODE_LABELS) {
-      String value = labels.get(name);
+      String value = valueOf(kv, metaFrom, metaTo, name);
       if (value != null && !value.isEmpty()) {
         return value;
       }
     }
-    if ("Node".equals(labels.get(SLICE_KIND))) {
-      String value = labels.get(SLICE_NAME);
+    if ("Node".equals(valueOf(kv, metaFrom, metaTo, SLICE_KIND))) {
+      String value = valueOf(kv, metaFrom, metaTo, SLICE_NAME);
       if (value != null && !value.isEmpty()) {
         return value;
       }
@@ -244,26 +455,161 @@ public final class Target {
     return null;
   }
 
-  private static long computeHash(String job, String address, String[] identityLabels) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 16 * identityLabels.length);
-    out.write(1);
-    writeString(out, job);
-    writeString(out, address);
-    for (String s : identityLabels) {
-      writeString(out, s);
-    }
-    byte[] bytes = out.toByteArray();
-    return XxHash64.hash(bytes, bytes.length);
+  private static String valueOf(String[] kv, int from, int to, String name) {
+    int i = LabelMap.indexOf(kv, from, to, name);
+    return i < 0 ? null : kv[(i << 1) + 1];
   }
 
-  private static void writeString(ByteArrayOutputStream out, String s) {
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    int n = utf8.length;
-    while ((n & ~0x7F) != 0) {
-      out.write((n & 0x7F) | 0x80);
-      n >>>= 7;
+  /**
+   * A per-thread buffer the hash encodings are written into, so that hashing a target allocates
+   * nothing once the buffer has grown to the thread's largest target (buffers above {@link
+   * #RETAINED_MAX} bytes are dropped after use, so one huge target does not pin its memory).
+   * Strings are written as their unsigned LEB128 UTF-8 length and their UTF-8 bytes, exactly as
+   * {@code String.getBytes(UTF_8)} encodes them: ASCII one byte per char, surrogate pairs four
+   * bytes, an unpaired surrogate {@code '?'}.
+   *
+   * <p>Not reentrant: nothing between {@link #start()} and {@link #finish()} may start another
+   * encoding on the same thread (only {@code String} methods run there).
+   */
+  private static final class Scratch {
+    private static final int INITIAL = 256;
+    private static final int RETAINED_MAX = 1 << 16;
+    private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
+
+    byte[] bytes = new byte[INITIAL];
+    int length;
+
+    static Scratch start() {
+      Scratch s = LOCAL.get();
+      s.length = 0;
+      return s;
     }
-    out.write(n);
-    out.write(utf8, 0, utf8.length);
+
+    void finish() {
+      if (bytes.length > RETAINED_MAX) {
+        bytes = new byte[INITIAL];
+      }
+    }
+
+    private void ensure(long capacity) {
+      if (capacity > bytes.length) {
+        if (capacity > Integer.MAX_VALUE - 8) {
+          throw new IllegalArgumentException("target too large to hash: " + capacity + " bytes");
+        }
+        bytes = Arrays.copyOf(bytes, (int) Math.max(capacity, Math.min(
+            (long) bytes.length << 1, Integer.MAX_VALUE - 8)));
+      }
+    }
+
+    void writeByte(int b) {
+      ensure(length + 1L);
+      bytes[length++] = (byte) b;
+    }
+
+    void writePairs(String[] kv, int from, int to) {
+      for (int i = from << 1, end = to << 1; i < end; i++) {
+        writeString(kv[i]);
+      }
+    }
+
+    /**
+     * Writes {@code s} in one pass when it is ASCII: the chars are copied behind room for the
+     * length of an ASCII string; at the first other char the rest's UTF-8 length is counted and
+     * the ASCII prefix moved if the length takes another number of bytes.
+     */
+    void writeString(String s) {
+      int chars = s.length();
+      int prefix = lebSize(chars);
+      ensure((long) length + prefix + chars);
+      byte[] b = bytes;
+      int start = length + prefix;
+      int i = 0;
+      for (; i < chars; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {
+          break;
+        }
+        b[start + i] = (byte) c;
+      }
+      if (i == chars) {
+        writeLeb(b, length, chars);
+        length = start + chars;
+        return;
+      }
+      long utf8 = i + utf8Length(s, i);
+      ensure(length + 5L + utf8);
+      int utf8Prefix = lebSize((int) utf8);
+      b = bytes;
+      if (utf8Prefix != prefix) {
+        System.arraycopy(b, start, b, length + utf8Prefix, i);
+        start = length + utf8Prefix;
+      }
+      writeLeb(b, length, (int) utf8);
+      int p = start + i;
+      while (i < chars) {
+        char c = s.charAt(i++);
+        if (c < 0x80) {
+          b[p++] = (byte) c;
+        } else if (c < 0x800) {
+          b[p++] = (byte) (0xC0 | (c >> 6));
+          b[p++] = (byte) (0x80 | (c & 0x3F));
+        } else if (Character.isSurrogate(c)) {
+          char d;
+          if (Character.isHighSurrogate(c) && i < chars
+              && Character.isLowSurrogate(d = s.charAt(i))) {
+            i++;
+            int cp = Character.toCodePoint(c, d);
+            b[p++] = (byte) (0xF0 | (cp >> 18));
+            b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+            b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+            b[p++] = (byte) (0x80 | (cp & 0x3F));
+          } else {
+            b[p++] = '?';
+          }
+        } else {
+          b[p++] = (byte) (0xE0 | (c >> 12));
+          b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+          b[p++] = (byte) (0x80 | (c & 0x3F));
+        }
+      }
+      length = p;
+    }
+
+    /** The UTF-8 length of {@code s} from char {@code from} on, as {@code getBytes} counts it. */
+    private static long utf8Length(String s, int from) {
+      long n = 0;
+      int chars = s.length();
+      for (int i = from; i < chars; i++) {
+        char c = s.charAt(i);
+        if (c < 0x80) {
+          n++;
+        } else if (c < 0x800) {
+          n += 2;
+        } else if (Character.isSurrogate(c)) {
+          if (Character.isHighSurrogate(c) && i + 1 < chars
+              && Character.isLowSurrogate(s.charAt(i + 1))) {
+            i++;
+            n += 4;
+          } else {
+            n++;
+          }
+        } else {
+          n += 3;
+        }
+      }
+      return n;
+    }
+
+    private static int lebSize(int n) {
+      return n < (1 << 7) ? 1 : n < (1 << 14) ? 2 : n < (1 << 21) ? 3 : n < (1 << 28) ? 4 : 5;
+    }
+
+    private static void writeLeb(byte[] b, int at, int n) {
+      while ((n & ~0x7F) != 0) {
+        b[at++] = (byte) ((n & 0x7F) | 0x80);
+        n >>>= 7;
+      }
+      b[at] = (byte) n;
+    }
   }
 }

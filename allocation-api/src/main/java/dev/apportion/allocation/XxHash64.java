@@ -6,13 +6,16 @@ import java.nio.ByteOrder;
 
 /**
  * XXH64, the 64-bit xxHash of Yann Collet (specification: {@code xxhash_spec.md} in the xxHash
- * repository, version 0.1.1), over a byte array with seed 0.
+ * repository, version 0.1.1), over a range of a byte array.
  *
  * <p>Why this hash: its output is fixed by a published specification with test vectors, so a
  * {@link Target#hash()} computed by any release of Apportion on any JVM (or by any other
  * conforming implementation in another language) is the same number. That is what lets several
  * allocator replicas, or several collectors deciding ownership locally, agree on placement. The
  * test vectors in {@code XxHash64Test} pin it; changing this class is a breaking change.
+ *
+ * <p>{@link Target#hash()} uses seed 0 ({@link #hash(byte[], int)}); {@link Target#labelsHash()}
+ * uses another seed through {@link #hash(byte[], int, int, long)}.
  *
  * <p>Cost: about one nanosecond per 8 bytes, allocation-free.
  */
@@ -30,15 +33,22 @@ final class XxHash64 {
 
   private XxHash64() {}
 
+  /** XXH64 with seed 0 of {@code data[0, length)}. */
   static long hash(byte[] data, int length) {
-    int i = 0;
+    return hash(data, 0, length, 0);
+  }
+
+  /** XXH64 with {@code seed} of {@code data[offset, offset + length)}. */
+  static long hash(byte[] data, int offset, int length, long seed) {
+    int i = offset;
+    int end = offset + length;
     long h;
     if (length >= 32) {
-      long v1 = P1 + P2;
-      long v2 = P2;
-      long v3 = 0;
-      long v4 = -P1;
-      int limit = length - 32;
+      long v1 = seed + P1 + P2;
+      long v2 = seed + P2;
+      long v3 = seed;
+      long v4 = seed - P1;
+      int limit = end - 32;
       do {
         v1 = round(v1, (long) LONGS.get(data, i));
         v2 = round(v2, (long) LONGS.get(data, i + 8));
@@ -53,20 +63,20 @@ final class XxHash64 {
       h = merge(h, v3);
       h = merge(h, v4);
     } else {
-      h = P5;
+      h = seed + P5;
     }
     h += length;
-    while (i + 8 <= length) {
+    while (i + 8 <= end) {
       h ^= round(0, (long) LONGS.get(data, i));
       h = Long.rotateLeft(h, 27) * P1 + P4;
       i += 8;
     }
-    if (i + 4 <= length) {
+    if (i + 4 <= end) {
       h ^= ((int) INTS.get(data, i) & 0xFFFFFFFFL) * P1;
       h = Long.rotateLeft(h, 23) * P2 + P3;
       i += 4;
     }
-    while (i < length) {
+    while (i < end) {
       h ^= (data[i] & 0xFFL) * P5;
       h = Long.rotateLeft(h, 11) * P1;
       i++;

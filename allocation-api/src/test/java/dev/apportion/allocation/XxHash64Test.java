@@ -96,4 +96,51 @@ class XxHash64Test {
     assertEquals(0x44bc2cf5ad770999L, XxHash64.hash(data, 3));
     assertEquals(0xef46db3751d8e999L, XxHash64.hash(data, 0));
   }
+
+  // ---- seeds and offsets (Target.labelsHash() uses a seed other than 0) -------------------------
+
+  /**
+   * XXH64 of {@code pattern()}'s first {@code length} bytes with a non-zero seed. The first value
+   * is the xxHash sanity-check vector (empty input, seed 2654435761 = PRIME32_1); the others come
+   * from the independent implementation above, which reproduces it.
+   */
+  static Stream<Arguments> seededPrefixesOfPattern() {
+    return Stream.of(
+        Arguments.of(0, 2654435761L, 0xac75fda2929b17efL),
+        Arguments.of(7, 2654435761L, 0x38386302628c52dcL),
+        Arguments.of(12, 2654435761L, 0x026ca95299d9e652L),
+        Arguments.of(31, 2654435761L, 0xb806f858c84789eaL),
+        Arguments.of(32, 2654435761L, 0x8ef2e38dde10f162L),
+        Arguments.of(44, 2654435761L, 0x3dcacfc20747e649L),
+        Arguments.of(64, 2654435761L, 0x861fd034d84dab20L),
+        Arguments.of(100, 2654435761L, 0x4ac13414471c7284L),
+        Arguments.of(128, 2654435761L, 0xecce3e01f99b5f1eL),
+        Arguments.of(0, 0x9e3779b97f4a7c15L, 0xc4349fc93c010000L),
+        Arguments.of(7, 0x9e3779b97f4a7c15L, 0x2ce9adec2b2c8104L),
+        Arguments.of(31, 0x9e3779b97f4a7c15L, 0x8137041f5af88413L),
+        Arguments.of(32, 0x9e3779b97f4a7c15L, 0x184ebcf3745cd46cL),
+        Arguments.of(44, 0x9e3779b97f4a7c15L, 0x588ee31c58a504d4L),
+        Arguments.of(128, 0x9e3779b97f4a7c15L, 0x766daa420b6c6d5dL));
+  }
+
+  @ParameterizedTest
+  @MethodSource("seededPrefixesOfPattern")
+  void matchesIndependentImplementationWithASeed(int length, long seed, long expected) {
+    assertEquals(expected, XxHash64.hash(pattern(), 0, length, seed));
+  }
+
+  @ParameterizedTest
+  @MethodSource("seededPrefixesOfPattern")
+  void hashesTheRangeFromOffset(int length, long seed, long expected) {
+    byte[] shifted = new byte[length + 13];
+    Arrays.fill(shifted, (byte) 0x5A);
+    System.arraycopy(pattern(), 0, shifted, 5, length);
+    assertEquals(expected, XxHash64.hash(shifted, 5, length, seed));
+  }
+
+  @ParameterizedTest
+  @MethodSource("prefixesOfPattern")
+  void seedZeroAtOffsetZeroIsTheUnseededHash(int length, long expected) {
+    assertEquals(expected, XxHash64.hash(pattern(), 0, length, 0));
+  }
 }

@@ -1,5 +1,6 @@
 package dev.apportion.bench;
 
+import dev.apportion.bench.footprint.FootprintCommand;
 import dev.apportion.bench.sim.SimulateCommand;
 import java.util.Arrays;
 
@@ -9,6 +10,8 @@ import java.util.Arrays;
  * <ul>
  *   <li>{@code java -jar apportion.jar simulate [options]} runs the simulator
  *       ({@code simulate --help} lists the options);
+ *   <li>{@code java -jar apportion.jar footprint [options]} measures the heap an allocator and a
+ *       target retain, per target ({@code footprint --help} lists the options);
  *   <li>{@code java -jar apportion.jar bench [JMH options]}, or any other arguments, runs the JMH
  *       benchmarks, exactly as JMH's own {@code Main} would ({@code -h} lists its options,
  *       {@code -l} the benchmarks).
@@ -18,7 +21,7 @@ public final class Main {
   private Main() {}
 
   /**
-   * Dispatches to the simulator or to JMH.
+   * Dispatches to the simulator, the footprint measurement or JMH.
    *
    * @param args the command line
    * @throws Exception when JMH fails to start
@@ -27,6 +30,10 @@ public final class Main {
     System.setProperty("java.awt.headless", "true");
     if (args.length > 0 && args[0].equals("simulate")) {
       System.exit(SimulateCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out,
+          System.err));
+    }
+    if (args.length > 0 && args[0].equals("footprint")) {
+      System.exit(FootprintCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out,
           System.err));
     }
     String[] jmh = args.length > 0 && args[0].equals("bench")

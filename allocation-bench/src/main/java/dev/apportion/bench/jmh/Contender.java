@@ -128,7 +128,9 @@ public enum Contender {
    * The do-it-yourself baseline, upstream's approach: keep a peer ring of the collectors' names
    * (changed member by member, as the peer allows); on every change locate every target again
    * by its owner on the ring and rebuild the per-collector, per-job lists. A call whose input
-   * equals the current state does nothing, as upstream's diff would.
+   * equals the current state does nothing, as upstream's diff would; for targets, "equals" is
+   * an element-by-element comparison of the lists (a discovery refresh that found nothing new
+   * lists the same targets in the same order), which is what finding no difference costs.
    */
   private static final class Diy implements Placement {
     private final NamedRing.Type type;
@@ -174,7 +176,7 @@ public enum Contender {
     @Override
     public void setTargets(List<Target> targets) {
       moved = 0;
-      if (targets == this.targets) {
+      if (targets.size() == this.targets.size() && targets.equals(this.targets)) {
         return;
       }
       this.targets = targets;

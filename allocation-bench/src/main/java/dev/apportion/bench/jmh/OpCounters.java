@@ -15,8 +15,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * {@code @Setup(Level.Invocation)} included; these counters take the thread's allocated bytes
  * right before and right after the operation only, so they measure the operation alone.
  *
- * <p>Reported as JMH secondary results ({@code movedPerOp}, {@code allocBytesPerOp}): the mean
- * per operation over the measurement iterations. JMH adds up an {@code EVENTS} counter over the
+ * <p>Reported as JMH secondary results ({@code movedPerOp}, {@code allocBytesPerOp}, and
+ * {@code allocBytesPerTarget}: {@code allocBytesPerOp} divided by the benchmark's {@code targets}
+ * parameter, when it has one): the mean per operation over the measurement iterations. JMH adds up an {@code EVENTS} counter over the
  * measurement iterations, so each iteration reports its own mean divided by the number of
  * measurement iterations; the per-iteration lines JMH prints are therefore that fraction, and
  * the final figure is the mean of the iterations' means.
@@ -31,21 +32,27 @@ public class OpCounters {
   public double movedPerOp;
   /** Mean bytes allocated per operation in this iteration. */
   public double allocBytesPerOp;
+  /** {@link #allocBytesPerOp} per target of the benchmark's {@code targets} parameter. */
+  public double allocBytesPerTarget;
 
   private int iterations = 1;
+  private int targets;
   private long ops;
   private long moved;
   private long bytes;
   private long start;
 
   /**
-   * Learns how many measurement iterations will be added up.
+   * Learns how many measurement iterations will be added up, and how many targets the
+   * benchmark works on (its {@code targets} parameter; without one, no per-target figure).
    *
    * @param params the run's parameters
    */
   @Setup(Level.Trial)
   public void init(BenchmarkParams params) {
     iterations = Math.max(1, params.getMeasurement().getCount());
+    String t = params.getParam("targets");
+    targets = t == null ? 0 : Integer.parseInt(t);
   }
 
   /** Clears the counters at the start of each iteration. */
@@ -56,6 +63,7 @@ public class OpCounters {
     bytes = 0;
     movedPerOp = 0;
     allocBytesPerOp = 0;
+    allocBytesPerTarget = 0;
   }
 
   /** Marks the start of an operation: call last in the invocation's setup. */
@@ -74,6 +82,7 @@ public class OpCounters {
     ops++;
     movedPerOp = (double) moved / ops / iterations;
     allocBytesPerOp = (double) bytes / ops / iterations;
+    allocBytesPerTarget = targets > 0 ? allocBytesPerOp / targets : 0;
   }
 
   /** Bytes the current thread has allocated so far. */

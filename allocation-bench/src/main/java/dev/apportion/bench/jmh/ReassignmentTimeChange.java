@@ -5,6 +5,7 @@ import dev.apportion.allocation.Target;
 import dev.apportion.bench.sim.Cluster;
 import dev.apportion.bench.sim.ClusterGenerator;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -38,7 +39,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code REPLACE_ONE}: a rolling-restart step: a pod leaves and a pod with a new name
  *       arrives on the same node, in one collector update;
  *   <li>{@code REPLACE_TARGETS_1PCT}: 1% of the targets are replaced by new ones (pods
- *       rescheduled), in one target update.
+ *       rescheduled), in one target update;
+ *   <li>{@code RESET_EQUAL}: the same target set again, as newly built {@link Target} objects
+ *       equal to the placed ones with the same labels: the call every embedding collector makes
+ *       on every discovery refresh, when nothing changed. Nothing moves, and the goal is at most
+ *       one byte allocated per target ({@code allocBytesPerTarget}).
  * </ul>
  *
  * <p><b>Why an invocation-level setup.</b> Each change is measured from the placed state: before
@@ -69,7 +74,14 @@ public class ReassignmentTimeChange {
     /** A pod is replaced by one with a new name on the same node. */
     REPLACE_ONE,
     /** 1% of the targets are replaced by new ones. */
-    REPLACE_TARGETS_1PCT
+    REPLACE_TARGETS_1PCT,
+    /** The same targets again, newly built: equal, with the same labels, distinct objects. */
+    RESET_EQUAL;
+
+    /** Whether the change is a target update (else a collector update). */
+    boolean ofTargets() {
+      return this == REPLACE_TARGETS_1PCT || this == RESET_EQUAL;
+    }
   }
 
   /** Targets placed. */
@@ -116,10 +128,22 @@ public class ReassignmentTimeChange {
       Target old = next.get(i);
       next.set(i, Target.of(old.job(), "rescheduled-" + i + ":8080", old.labels()));
     }
-    changedTargets = List.copyOf(next);
+    changedTargets = change == Change.RESET_EQUAL ? rebuilt(baseTargets) : List.copyOf(next);
     placement = contender.create();
     placement.setCollectors(baseCollectors);
     placement.setTargets(baseTargets);
+  }
+
+  /**
+   * New {@link Target} objects equal to {@code targets}, with the same labels: what a discovery
+   * refresh that found nothing new builds.
+   */
+  static List<Target> rebuilt(List<Target> targets) {
+    List<Target> copies = new ArrayList<>(targets.size());
+    for (Target t : targets) {
+      copies.add(Target.of(t.job(), t.address(), new HashMap<>(t.labels())));
+    }
+    return List.copyOf(copies);
   }
 
   /** The collector set of the next operation: its victim is the next collector in turn. */
@@ -139,13 +163,16 @@ public class ReassignmentTimeChange {
   }
 
   /**
-   * Puts the base state back, untimed.
+   * Puts the base state back, untimed. For a target update that is a {@code setTargets} of the
+   * base targets: after {@code RESET_EQUAL} it changes nothing, but it makes sure the operation
+   * always hands the allocator objects other than the ones it holds, whichever of two equal
+   * targets it keeps.
    *
    * @param counters where the operation's allocation is counted
    */
   @Setup(Level.Invocation)
   public void restore(OpCounters counters) {
-    if (change == Change.REPLACE_TARGETS_1PCT) {
+    if (change.ofTargets()) {
       placement.setTargets(baseTargets);
     } else {
       placement.setCollectors(baseCollectors);
@@ -168,7 +195,7 @@ public class ReassignmentTimeChange {
    */
   @Benchmark
   public Contender.Placement apply() {
-    if (change == Change.REPLACE_TARGETS_1PCT) {
+    if (change.ofTargets()) {
       placement.setTargets(changedTargets);
     } else {
       placement.setCollectors(changedCollectors);

@@ -2,6 +2,7 @@ package dev.apportion.bench.jmh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.apportion.allocation.Collector;
@@ -107,6 +108,25 @@ class FacadeTest {
       }
       assertEquals(moved, p.lastMoved(), contender + " reports what moved");
       assertTrue(moved >= held, contender + ": the removed collector's targets moved");
+    }
+  }
+
+  @Test
+  void anEqualNewlyBuiltTargetSetMovesNothing() {
+    List<String> jobs = CLUSTER.targets().stream().map(Target::job).distinct().toList();
+    List<Target> rebuilt = ReassignmentTimeChange.rebuilt(CLUSTER.targets());
+    for (int i = 0; i < rebuilt.size(); i++) {
+      assertNotSame(CLUSTER.targets().get(i), rebuilt.get(i));
+      assertTrue(rebuilt.get(i).sameLabels(CLUSTER.targets().get(i)));
+    }
+    for (Contender contender : Contender.values()) {
+      Contender.Placement p = contender.create();
+      p.setCollectors(CLUSTER.collectors());
+      p.setTargets(CLUSTER.targets());
+      Map<Target, String> before = listed(p, CLUSTER.collectors(), jobs);
+      p.setTargets(rebuilt);
+      assertEquals(0, p.lastMoved(), contender + " moves nothing");
+      assertEquals(before, listed(p, CLUSTER.collectors(), jobs), contender.name());
     }
   }
 

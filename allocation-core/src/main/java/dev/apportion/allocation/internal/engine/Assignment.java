@@ -1,52 +1,67 @@
 package dev.apportion.allocation.internal.engine;
 
 import dev.apportion.allocation.Target;
-import java.util.List;
 
 /**
- * What a {@link Placer} reads and writes: the current owner of each target in its view. The
- * engine's view holds every target; {@code per-node} gives its fallback a view of the targets it
- * cannot place itself. Writer-thread only.
+ * What a {@link Placer} reads and writes, by <em>slot</em>: the small int the engine gives each
+ * target it knows, stable while the target stays known. The engine's view holds every target;
+ * {@code per-node} gives its fallback a view of the targets it cannot place itself.
+ * Writer-thread only. Nothing here allocates.
  */
 public interface Assignment {
 
   /**
    * The current owner.
    *
-   * @param target a target in this view
+   * @param slot a slot in this view
    * @return its member, or null when unassigned
    */
-  Member ownerOf(Target target);
+  Member ownerOf(int slot);
 
   /**
-   * Assigns {@code target} to {@code member}, or unassigns it when {@code member} is null.
+   * Assigns a target to {@code member}, or unassigns it when {@code member} is null.
    *
-   * @param target a target in this view
+   * @param slot a slot in this view
    * @param member a member of the current set, or null
    */
-  void place(Target target, Member member);
+  void place(int slot, Member member);
 
   /**
-   * The targets of this view that {@code member} holds. A copy: safe to iterate while placing.
+   * The target in a slot, with its latest labels.
    *
-   * @param member a member
-   * @return the targets, in no particular order (sort them where order matters)
+   * @param slot a slot in this view
+   * @return the target
    */
-  List<Target> targetsOf(Member member);
+  Target target(int slot);
 
   /**
-   * Every target of this view, in identity-hash order. Must not be modified.
+   * The target's identity hash ({@link Target#hash()}), read from a dense array.
    *
-   * @return the targets
+   * @param slot a slot in this view
+   * @return the hash
    */
-  List<Target> sortedTargets();
+  long hash(int slot);
+
+  /**
+   * The target's job, as a small id shared by every target of that job.
+   *
+   * @param slot a slot in this view
+   * @return the job id
+   */
+  int job(int slot);
 
   /**
    * How many targets this view holds.
    *
    * @return the count
    */
-  default int size() {
-    return sortedTargets().size();
-  }
+  int size();
+
+  /**
+   * The {@code i}-th target of this view in identity-hash order ({@link TargetOrder}).
+   *
+   * @param i from 0 to {@code size() - 1}
+   * @return its slot
+   */
+  int slotAt(int i);
 }

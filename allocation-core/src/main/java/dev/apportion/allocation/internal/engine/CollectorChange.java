@@ -1,6 +1,5 @@
 package dev.apportion.allocation.internal.engine;
 
-import dev.apportion.allocation.Target;
 import java.util.List;
 
 /**
@@ -11,11 +10,11 @@ import java.util.List;
  * @param added members new to the set, name order
  * @param removed members gone from the set, name order; they hold no target any more
  * @param renoded members whose name stayed but whose node changed, name order
- * @param orphans targets that must be placed again, identity-hash order: those of removed
- *     members, or, on the first non-empty set, every target; already unassigned
+ * @param orphans slots of the targets that must be placed again, identity-hash order: those of
+ *     removed members, or, on the first non-empty set, every target; already unassigned
  */
 public record CollectorChange(Members before, Members after, List<Member> added,
-    List<Member> removed, List<Member> renoded, List<Target> orphans) {
+    List<Member> removed, List<Member> renoded, IntList orphans) {
 
   /**
    * A copy of this change for another view of the targets.
@@ -23,7 +22,7 @@ public record CollectorChange(Members before, Members after, List<Member> added,
    * @param viewOrphans the orphans that belong to that view
    * @return the copy
    */
-  public CollectorChange withOrphans(List<Target> viewOrphans) {
+  public CollectorChange withOrphans(IntList viewOrphans) {
     return new CollectorChange(before, after, added, removed, renoded, viewOrphans);
   }
 }

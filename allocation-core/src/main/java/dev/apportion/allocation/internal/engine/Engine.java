@@ -1,9 +1,5 @@
 package dev.apportion.allocation.internal.engine;
 
-import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
-import com.google.common.collect.ImmutableSortedMap;
-import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.AllocationChange.Cause;
 import dev.apportion.allocation.AllocationListener;
@@ -14,12 +10,8 @@ import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -28,20 +20,23 @@ import org.slf4j.LoggerFactory;
 /**
  * The allocation engine every built-in strategy runs on.
  *
- * <p><b>Design.</b> Writers are serialized by one lock. Each write finds the difference against
- * the stored state (new, dropped and relabeled targets; added, removed and re-noded collectors)
- * and hands only that to the strategy's {@link Placer}, which writes placements into the
- * {@link Ledger}. The ledger records each touched target's owner before the write; at the end,
- * the engine turns exactly those targets into {@link Move}s and into a new immutable
- * {@link Snapshot} that shares every untouched part with the previous one, and publishes it with
- * one volatile write. Readers only ever read that field: they never block and never see a
- * half-applied change.
+ * <p><b>Design.</b> Writers are serialized by one lock. The state is dense primitive data
+ * ({@link Slots}): each known target owns an int slot, found through an open-addressing table
+ * keyed by its identity hash, so a call that re-sets an unchanged target set probes the table once
+ * per target and compares two numbers, never strings or label maps. Each write finds the
+ * difference against that state (new, dropped and relabeled targets; added, removed and re-noded
+ * collectors) and hands only that to the strategy's {@link Placer}, as slots. The slots' journal
+ * records each touched target's owner before the write; the {@link Publisher} turns exactly
+ * those targets into a new immutable {@link Snapshot} that shares every untouched part with the
+ * previous one (and into {@link Move}s, only when a listener is registered), and the engine
+ * publishes it with one volatile write. Readers only ever read that field: they never block and
+ * never see a half-applied change.
  *
- * <p><b>Cost.</b> {@code setTargets}: O(n) hash lookups to diff {@code n} targets, O(a log a) to
- * order {@code a} added ones, plus the placer. {@code setCollectors}: O(c) for {@code c}
- * collectors, plus the placer. Publishing: O(c) to rebuild the collector map, plus, for
- * {@code k} touched targets, about {@code k} shard copies of ~16 entries and the rebuilding of
- * each touched per-collector per-job list.
+ * <p><b>Cost.</b> {@code setTargets}: one table probe per given target, one pass over the known
+ * slots to find the dropped ones, O(a log a) to order {@code a} added ones, plus the placer and
+ * the publisher's cost for what changed; an unchanged re-set allocates nothing and publishes
+ * nothing. {@code setCollectors}: O(c) for {@code c} collectors, one pass over the slots' owners
+ * when a collector left, plus the placer and the publisher.
  */
 public final class Engine implements Allocator {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -52,9 +47,14 @@ public final class Engine implements Allocator {
   private final double movedShareWarning;
 
   private final ReentrantLock lock = new ReentrantLock();
-  // Guarded by lock.
-  private final Ledger ledger = new Ledger();
+  // Everything below, up to the snapshot, is guarded by lock.
+  private final Slots slots;
+  private final Publisher publisher = new Publisher();
   private Members members = Members.EMPTY;
+  private final IntList freeIds = new IntList();
+  private int nextId;
+  private final IntList renoded = new IntList();
+  private final IntList orphans = new IntList();
   private boolean blipWarned;
   private int lastDuplicates;
 
@@ -70,76 +70,85 @@ public final class Engine implements Allocator {
    */
   public Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning) {
+    this(strategy, placer, listeners, movedShareWarning, -1L);
+  }
+
+  /**
+   * An engine whose slot table keys targets by {@code hash() & keyMask}. Tests pass a narrow
+   * mask to force identity-hash collisions on the table; placement still reads the full hash.
+   */
+  Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning, long keyMask) {
     this.strategy = strategy;
     this.placer = placer;
     this.listeners = List.copyOf(listeners);
     this.movedShareWarning = movedShareWarning;
+    this.slots = new Slots(keyMask);
   }
 
   @Override
   public void setTargets(Collection<Target> targets) {
     Objects.requireNonNull(targets, "targets must not be null");
-    HashMap<Target, Target> latest = new HashMap<>(Math.max(16, targets.size() * 4 / 3 + 1));
     for (Target t : targets) {
       Objects.requireNonNull(t, "targets must not contain null");
-      latest.put(t, t);
     }
-    int duplicates = targets.size() - latest.size();
     checkNotInListener();
     lock.lock();
     try {
       long start = System.nanoTime();
       Snapshot before = snapshot;
-      List<Target> added = new ArrayList<>();
-      List<Target> renodedBefore = new ArrayList<>();
-      List<Target> renodedAfter = new ArrayList<>();
-      for (Target t : latest.values()) {
-        Ledger.Slot s = ledger.slot(t);
-        if (s == null) {
-          added.add(t);
-        } else if (!s.instance.sameLabels(t)) {
-          if (!s.instance.node().equals(t.node())) {
-            renodedBefore.add(s.instance);
-            renodedAfter.add(t);
-          }
-          ledger.relabel(t);
-        }
-      }
-      List<Target> removed = new ArrayList<>();
-      for (Target t : ledger.sortedTargets()) {
-        if (!latest.containsKey(t)) {
-          removed.add(ledger.slot(t).instance);
-        }
-      }
-      TargetOrder.sort(added);
-      ledger.addAndRemove(added, removed);
-      placer.targetsChanged(Collections.unmodifiableList(added),
-          Collections.unmodifiableList(removed), members, ledger);
-      if (!renodedAfter.isEmpty()) {
-        // Old and new versions are equal by identity, so sorting both lists pairs them.
-        TargetOrder.sort(renodedBefore);
-        TargetOrder.sort(renodedAfter);
-        placer.nodesChanged(Collections.unmodifiableList(renodedBefore),
-            Collections.unmodifiableList(renodedAfter), members, ledger);
-      }
-      if (duplicates > 0) {
-        // Discovery repeats the same duplicates every cycle: say it at info when the count
-        // changes, not on every call.
-        if (duplicates != lastDuplicates) {
-          LOG.info("[{}] setTargets collapsed {} duplicate target(s) of {} given (same job and "
-              + "non-__meta_ labels, so the same identity); the last one given was kept. Check "
-              + "for scrape configs or discovery roles that overlap. Logged again only when the "
-              + "count changes.", strategy, duplicates, targets.size());
+      slots.beginOperation();
+      int duplicates = 0;
+      for (Target t : targets) {
+        int s = slots.find(t);
+        if (s < 0) {
+          slots.add(t);
         } else {
-          LOG.debug("[{}] setTargets collapsed {} duplicate target(s) of {} given", strategy,
-              duplicates, targets.size());
+          if (!slots.markSeen(s)) {
+            duplicates++;
+          }
+          if (!slots.sameLabels(s, t)) {
+            slots.relabel(s, t);
+          }
         }
       }
-      lastDuplicates = duplicates;
+      slots.settleRelabels();
+      slots.dropUnseenAndOrderAdded();
+      placer.targetsChanged(slots.added(), slots.removed(), members, slots);
+      renoded.clear();
+      List<Target> from = slots.relabeledFrom();
+      for (int i = 0; i < from.size(); i++) {
+        int s = slots.relabeled().get(i);
+        if (!from.get(i).node().equals(slots.target(s).node())) {
+          renoded.add(s);
+        }
+      }
+      if (!renoded.isEmpty()) {
+        slots.sorter().sort(renoded.array(), renoded.size(), slots.hashes(), slots.targets());
+        placer.nodesChanged(renoded, members, slots);
+      }
+      logDuplicates(duplicates, targets.size());
       publish(Cause.SET_TARGETS, before, start, false);
     } finally {
       lock.unlock();
     }
+  }
+
+  private void logDuplicates(int duplicates, int given) {
+    if (duplicates > 0) {
+      // Discovery repeats the same duplicates every cycle: say it at info when the count
+      // changes, not on every call.
+      if (duplicates != lastDuplicates) {
+        LOG.info("[{}] setTargets collapsed {} duplicate target(s) of {} given (same job and "
+            + "non-__meta_ labels, so the same identity); the last one given was kept. Check "
+            + "for scrape configs or discovery roles that overlap. Logged again only when the "
+            + "count changes.", strategy, duplicates, given);
+      } else {
+        LOG.debug("[{}] setTargets collapsed {} duplicate target(s) of {} given", strategy,
+            duplicates, given);
+      }
+    }
+    lastDuplicates = duplicates;
   }
 
   @Override
@@ -158,13 +167,14 @@ public final class Engine implements Allocator {
     try {
       long start = System.nanoTime();
       Snapshot before = snapshot;
+      slots.beginOperation();
       if (byName.isEmpty()) {
         if (!members.isEmpty() && !blipWarned) {
           LOG.warn("[{}] the collector set went empty; treating it as a transient blip: the last "
               + "assignment ({} collectors, {} targets) stands until a non-empty set arrives, "
               + "and targets on collectors that are really gone are not scraped meanwhile. If it "
               + "lasts, check the collector discovery (pods, RBAC, label selector). Logged once "
-              + "per blip.", strategy, members.size(), ledger.known());
+              + "per blip.", strategy, members.size(), slots.known());
           blipWarned = true;
         }
         publish(Cause.SET_COLLECTORS, before, start, false);
@@ -176,56 +186,77 @@ public final class Engine implements Allocator {
             members.size());
         blipWarned = false;
       }
-      boolean first = members.isEmpty();
-      Member[] next = new Member[byName.size()];
-      List<Member> added = new ArrayList<>();
-      List<Member> renoded = new ArrayList<>();
-      int i = 0;
-      for (Collector c : byName.values()) {
-        Member m = members.byName(c.name());
-        if (m == null) {
-          m = new Member(c);
-          added.add(m);
-        } else if (!m.collector().equals(c)) {
-          m.collector(c);
-          renoded.add(m);
-        }
-        m.index(i);
-        next[i++] = m;
+      List<Member> removed = applyCollectors(byName, start, before);
+      for (Member m : removed) {
+        freeIds.add(m.id());
       }
-      List<Member> removed = new ArrayList<>();
-      for (Member m : members) {
-        if (!byName.containsKey(m.name())) {
-          removed.add(m);
-        }
-      }
-      Members after = new Members(next);
-      boolean changed = first || !added.isEmpty() || !removed.isEmpty() || !renoded.isEmpty();
-      if (changed) {
-        List<Target> orphans;
-        if (first) {
-          orphans = ledger.sortedTargets();
-        } else {
-          List<Target> o = new ArrayList<>();
-          for (Member m : removed) {
-            o.addAll(m.targets);
-          }
-          TargetOrder.sort(o);
-          for (Target t : o) {
-            ledger.place(t, null);
-          }
-          orphans = Collections.unmodifiableList(o);
-        }
-        Members previous = members;
-        members = after;
-        placer.collectorsChanged(new CollectorChange(previous, after,
-            Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
-            Collections.unmodifiableList(renoded), orphans), ledger);
-      }
-      publish(Cause.SET_COLLECTORS, before, start, changed);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Applies a non-empty collector set; returns the members that left (ids still reserved). */
+  private List<Member> applyCollectors(TreeMap<String, Collector> byName, long start,
+      Snapshot before) {
+    boolean first = members.isEmpty();
+    Member[] next = new Member[byName.size()];
+    List<Member> added = new ArrayList<>();
+    List<Member> renodedMembers = new ArrayList<>();
+    int i = 0;
+    for (Collector c : byName.values()) {
+      Member m = members.byName(c.name());
+      if (m == null) {
+        m = new Member(c, newId());
+        slots.register(m);
+        added.add(m);
+      } else if (!m.collector().equals(c)) {
+        m.collector(c);
+        renodedMembers.add(m);
+      }
+      next[i++] = m;
+    }
+    List<Member> removed = new ArrayList<>();
+    for (Member m : members) {
+      if (!byName.containsKey(m.name())) {
+        removed.add(m);
+      }
+    }
+    for (int j = 0; j < next.length; j++) {
+      next[j].index(j);
+    }
+    Members after = new Members(next);
+    boolean changed = first || !added.isEmpty() || !removed.isEmpty()
+        || !renodedMembers.isEmpty();
+    if (changed) {
+      orphans.clear();
+      if (first) {
+        for (int k = 0; k < slots.known(); k++) {
+          orphans.add(slots.slotAt(k));
+        }
+      } else if (!removed.isEmpty()) {
+        boolean[] departed = new boolean[nextId];
+        for (Member m : removed) {
+          departed[m.id()] = true;
+        }
+        slots.orphansOf(departed, orphans);
+      }
+      Members previous = members;
+      members = after;
+      placer.collectorsChanged(new CollectorChange(previous, after,
+          Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
+          Collections.unmodifiableList(renodedMembers), orphans), slots);
+    }
+    publish(Cause.SET_COLLECTORS, before, start, changed);
+    return removed;
+  }
+
+  private int newId() {
+    if (!freeIds.isEmpty()) {
+      int id = freeIds.get(freeIds.size() - 1);
+      freeIds.truncate(freeIds.size() - 1);
+      return id;
+    }
+    return nextId++;
   }
 
   /**
@@ -254,149 +285,17 @@ public final class Engine implements Allocator {
     return strategy;
   }
 
-  /** Delta of one collector's list for one job: additions arrive in identity-hash order. */
-  private static final class Delta {
-    Set<Target> remove;
-    final List<Target> add = new ArrayList<>();
-
-    void remove(Target t) {
-      if (remove == null) {
-        remove = new HashSet<>();
-      }
-      remove.add(t);
-    }
-  }
-
-  /**
-   * The touched targets in identity-hash order. When most targets were touched (a full
-   * placement), walking the ledger's ordered targets is cheaper than sorting.
-   */
-  private Target[] touchedInOrder(Map<Target, Member> touched) {
-    if (touched.size() * 4L < ledger.known()) {
-      Target[] out = touched.keySet().toArray(new Target[0]);
-      TargetOrder.sort(out);
-      return out;
-    }
-    Target[] out = new Target[touched.size()];
-    int w = 0;
-    List<Target> removed = ledger.removedSorted();
-    int r = 0;
-    for (Target t : ledger.sortedTargets()) {
-      while (r < removed.size() && TargetOrder.compare(removed.get(r), t) < 0) {
-        out[w++] = removed.get(r++);
-      }
-      if (touched.containsKey(t)) {
-        out[w++] = t;
-      }
-    }
-    while (r < removed.size()) {
-      out[w++] = removed.get(r++);
-    }
-    return out;
-  }
-
-  private boolean isCurrent(Member m) {
-    return m.index() < members.size() && members.get(m.index()) == m;
-  }
-
   private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
-    Map<Target, Member> touched = ledger.previousOwners();
-    if (touched.isEmpty() && !collectorsChanged) {
-      ledger.endOperation();
-      notifyListeners(cause, before, before, List.of(), List.of(), 0, start);
-      return;
+    Publisher.Result r;
+    try {
+      r = publisher.publish(slots, members, before, collectorsChanged, !listeners.isEmpty());
+    } finally {
+      slots.endOperation();
     }
-    Map<Target, Ledger.Slot> removedSlots = ledger.removedSlots();
-    Set<Target> relabeled = ledger.relabeled();
-    Target[] order = touchedInOrder(touched);
-    List<Move> moves = new ArrayList<>();
-    List<Target> relabeledInOrder = new ArrayList<>(relabeled.size());
-    List<Map<String, Delta>> deltas = new ArrayList<>(Collections.nCopies(members.size(), null));
-    boolean anyDelta = false;
-    int reassigned = 0;
-    boolean unassignedChanged = false;
-    boolean checkWasUnassigned = !before.unassigned.isEmpty();
-    Target[] tableTargets = new Target[order.length];
-    String[] tableOwners = new String[order.length];
-    int w = 0;
-    for (Target key : order) {
-      Ledger.Slot slot = ledger.slot(key);
-      Member fromMember = touched.get(key);
-      String from = fromMember == null ? null : fromMember.name();
-      String to = slot == null || slot.owner == null ? null : slot.owner.name();
-      Target instance = slot != null ? slot.instance : removedSlots.get(key).instance;
-      if (slot != null && relabeled.contains(key)) {
-        relabeledInOrder.add(instance);
-      }
-      if (!Objects.equals(from, to)) {
-        moves.add(new Move(instance, from, to));
-        if (fromMember != null && isCurrent(fromMember)) {
-          delta(deltas, fromMember, key.job()).remove(key);
-          anyDelta = true;
-        }
-        if (to != null) {
-          delta(deltas, slot.owner, key.job()).add.add(instance);
-          anyDelta = true;
-        }
-        if (from != null && slot != null) {
-          reassigned++;
-        }
-      } else if (to != null && relabeled.contains(key)) {
-        Delta d = delta(deltas, slot.owner, key.job());
-        d.remove(key);
-        d.add.add(instance);
-        anyDelta = true;
-      }
-      if ((slot != null && to == null)
-          || (checkWasUnassigned && from == null && before.unassigned.contains(key))) {
-        unassignedChanged = true;
-      }
-      if (slot != null) {
-        tableTargets[w] = instance;
-        tableOwners[w++] = to;
-      } else if (before.table.instance(key) != null) {
-        tableTargets[w] = key;
-        tableOwners[w++] = TargetTable.REMOVE;
-      }
-    }
-    TargetTable table = before.table.apply(tableTargets, tableOwners, w);
-
-    ImmutableSortedSet<Collector> collectorSet = before.collectors;
-    if (collectorsChanged) {
-      ImmutableSortedSet.Builder<Collector> b = ImmutableSortedSet.naturalOrder();
-      for (Member m : members) {
-        b.add(m.collector());
-      }
-      collectorSet = b.build();
-    }
-    ImmutableMap<String, Snapshot.Entry> entries = before.entries;
-    if (collectorsChanged || anyDelta) {
-      ImmutableMap.Builder<String, Snapshot.Entry> b =
-          ImmutableMap.builderWithExpectedSize(members.size());
-      for (Member m : members) {
-        Snapshot.Entry e = before.entries.get(m.name());
-        if (e == null) {
-          e = new Snapshot.Entry(m.collector(), ImmutableSortedMap.of());
-        } else if (!e.collector.equals(m.collector())) {
-          e = e.withCollector(m.collector());
-        }
-        Map<String, Delta> d = deltas.get(m.index());
-        if (d != null) {
-          e = new Snapshot.Entry(e.collector, rebuild(e.byJob, d));
-        }
-        b.put(m.name(), e);
-      }
-      entries = b.buildOrThrow();
-    }
-
-    ImmutableSortedSet<Target> unassigned = before.unassigned;
-    if (unassignedChanged) {
-      unassigned = rebuildUnassigned(before.unassigned, touched.keySet());
-    }
-    Snapshot after = new Snapshot(collectorSet, entries, table, unassigned);
+    Snapshot after = r.after();
     snapshot = after;
-    ledger.endOperation();
-    int known = table.size();
+    int known = after.table.size();
+    int reassigned = r.reassigned();
     if (known > 0 && reassigned > movedShareWarning * known && reassigned > 0) {
       LOG.warn("[{}] one {} call reassigned {} of {} targets ({}%), above the warning share of "
           + "{}%: expect scrape gaps or duplicates while collectors catch up. A rollout that "
@@ -406,8 +305,7 @@ public final class Engine implements Allocator {
           strategy, cause == Cause.SET_TARGETS ? "setTargets" : "setCollectors", reassigned,
           known, Math.round(100.0 * reassigned / known), Math.round(100 * movedShareWarning));
     }
-    notifyListeners(cause, before, after, Collections.unmodifiableList(moves),
-        Collections.unmodifiableList(relabeledInOrder), reassigned, start);
+    notifyListeners(cause, before, after, r.moves(), r.relabeled(), reassigned, start);
   }
 
   private void notifyListeners(Cause cause, Snapshot before, Snapshot after, List<Move> moves,
@@ -433,65 +331,5 @@ public final class Engine implements Allocator {
     if (failure != null) {
       throw failure;
     }
-  }
-
-  private ImmutableSortedSet<Target> rebuildUnassigned(ImmutableSortedSet<Target> old,
-      Set<Target> touched) {
-    ImmutableSortedSet.Builder<Target> b = ImmutableSortedSet.orderedBy(TargetOrder.HASH);
-    for (Target t : old) {
-      if (!touched.contains(t)) {
-        b.add(t);
-      }
-    }
-    for (Target t : touched) {
-      Ledger.Slot s = ledger.slot(t);
-      if (s != null && s.owner == null) {
-        b.add(s.instance);
-      }
-    }
-    return b.build();
-  }
-
-  private static Delta delta(List<Map<String, Delta>> deltas, Member member, String job) {
-    Map<String, Delta> byJob = deltas.get(member.index());
-    if (byJob == null) {
-      byJob = new HashMap<>();
-      deltas.set(member.index(), byJob);
-    }
-    return byJob.computeIfAbsent(job, j -> new Delta());
-  }
-
-  private static ImmutableSortedMap<String, ImmutableList<Target>> rebuild(
-      ImmutableSortedMap<String, ImmutableList<Target>> byJob, Map<String, Delta> deltas) {
-    TreeMap<String, ImmutableList<Target>> out = new TreeMap<>(byJob);
-    for (Map.Entry<String, Delta> e : deltas.entrySet()) {
-      Delta d = e.getValue();
-      ImmutableList<Target> old = byJob.getOrDefault(e.getKey(), ImmutableList.of());
-      ImmutableList.Builder<Target> next =
-          ImmutableList.builderWithExpectedSize(old.size() + d.add.size());
-      int a = 0;
-      int size = 0;
-      for (Target t : old) {
-        if (d.remove != null && d.remove.contains(t)) {
-          continue;
-        }
-        while (a < d.add.size() && TargetOrder.compare(d.add.get(a), t) < 0) {
-          next.add(d.add.get(a++));
-          size++;
-        }
-        next.add(t);
-        size++;
-      }
-      for (; a < d.add.size(); a++) {
-        next.add(d.add.get(a));
-        size++;
-      }
-      if (size == 0) {
-        out.remove(e.getKey());
-      } else {
-        out.put(e.getKey(), next.build());
-      }
-    }
-    return ImmutableSortedMap.copyOfSorted(out);
   }
 }

@@ -1,30 +1,30 @@
 package dev.apportion.allocation.internal.engine;
 
 import dev.apportion.allocation.Collector;
-import dev.apportion.allocation.Target;
 import dev.apportion.allocation.ring.HashRings;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
+import java.util.Arrays;
 
 /**
- * The engine's mutable record of one collector: what it holds and how much. Owned by the writer
- * (touched only under the engine's lock); readers never see it. One object per collector name
- * lives as long as that name stays in the collector set, across node changes.
+ * The engine's mutable record of one collector: its stable id, its position in the current
+ * name-ordered set, and how much it holds (in all, and per job). Owned by the writer (touched only
+ * under the engine's lock); readers never see it. One object per collector name lives as long as
+ * that name stays in the collector set, across node changes.
  */
 public final class Member {
   private final String name;
   private final long hash;
+  private final int id;
   private Collector collector;
   private int index;
-  final Set<Target> targets = new HashSet<>();
-  private final Map<String, int[]> jobLoads = new HashMap<>();
+  private int load;
+  /** Targets held per job id; grown on demand. */
+  private int[] jobLoads = new int[0];
 
-  Member(Collector collector) {
+  Member(Collector collector, int id) {
     this.name = collector.name();
     this.hash = HashRings.memberHash(name);
     this.collector = collector;
+    this.id = id;
   }
 
   /** The collector's name. @return the name */
@@ -40,6 +40,16 @@ public final class Member {
   /** {@link HashRings#memberHash} of the name, computed once. @return the hash */
   public long hash() {
     return hash;
+  }
+
+  /**
+   * A small number, unique among the live members and stable while this member lives (an owner
+   * is stored as this number); a departed member's id is reused by a later one.
+   *
+   * @return the id
+   */
+  public int id() {
+    return id;
   }
 
   /** The collector value as last reported. @return the collector */
@@ -62,31 +72,30 @@ public final class Member {
 
   /** How many targets it holds. @return the count */
   public int load() {
-    return targets.size();
+    return load;
   }
 
   /**
-   * How many targets of {@code job} it holds.
+   * How many targets of a job it holds.
    *
-   * @param job a job
+   * @param job a job id ({@link Slots#job})
    * @return the count
    */
-  public int jobLoad(String job) {
-    int[] c = jobLoads.get(job);
-    return c == null ? 0 : c[0];
+  public int jobLoad(int job) {
+    return job < jobLoads.length ? jobLoads[job] : 0;
   }
 
-  void add(Target t) {
-    targets.add(t);
-    jobLoads.computeIfAbsent(t.job(), j -> new int[1])[0]++;
-  }
-
-  void remove(Target t) {
-    targets.remove(t);
-    int[] c = jobLoads.get(t.job());
-    if (--c[0] == 0) {
-      jobLoads.remove(t.job());
+  void add(int job) {
+    load++;
+    if (job >= jobLoads.length) {
+      jobLoads = Arrays.copyOf(jobLoads, Math.max(job + 1, jobLoads.length * 2));
     }
+    jobLoads[job]++;
+  }
+
+  void remove(int job) {
+    load--;
+    jobLoads[job]--;
   }
 
   @Override

@@ -1,15 +1,15 @@
 package dev.apportion.allocation.internal.strategy;
 
-import dev.apportion.allocation.Target;
 import dev.apportion.allocation.internal.engine.Assignment;
 import dev.apportion.allocation.internal.engine.CollectorChange;
+import dev.apportion.allocation.internal.engine.IntList;
 import dev.apportion.allocation.internal.engine.Member;
 import dev.apportion.allocation.internal.engine.Members;
 import dev.apportion.allocation.internal.engine.Placer;
 import dev.apportion.allocation.ring.HashRing;
 import dev.apportion.allocation.ring.HashRings;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -35,8 +35,8 @@ import java.util.Map;
  * minimum measured at 100k targets, 1000 to 999 collectors). Deterministic.
  *
  * <p><b>Cost.</b> Every change re-runs the placement over all targets: O(n) ring lookups (a
- * bucket index, about one token inspected each) plus the walk past full collectors, and one hash
- * lookup per target to compare with the current owner; the ring itself is updated incrementally.
+ * bucket index, about one token inspected each) plus the walk past full collectors, and one array
+ * read per target to compare with the current owner; the ring itself is updated incrementally.
  * That is the same order as one full placement, and is documented as such.
  */
 final class BoundedLoadPlacer implements Placer {
@@ -62,8 +62,8 @@ final class BoundedLoadPlacer implements Placer {
   private HashRing ring(Members members) {
     if (ringFor != members) {
       Map<String, Double> weights = new LinkedHashMap<>();
-      for (Member m : members) {
-        weights.put(m.name(), 1.0);
+      for (int i = 0; i < members.size(); i++) {
+        weights.put(members.get(i).name(), 1.0);
       }
       ring = ring == null ? HashRings.consistent(weights, virtualNodes) : ring.withMembers(weights);
       ringFor = members;
@@ -72,7 +72,7 @@ final class BoundedLoadPlacer implements Placer {
   }
 
   @Override
-  public void targetsChanged(List<Target> added, List<Target> removed, Members members,
+  public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
     if (!members.isEmpty() && (!added.isEmpty() || !removed.isEmpty())) {
       place(members, assignment);
@@ -92,27 +92,34 @@ final class BoundedLoadPlacer implements Placer {
     return Math.max(even, bounded);
   }
 
+  private int[] loads = new int[0];
+  private final int[] walk = new int[8];
+
   private void place(Members members, Assignment assignment) {
-    List<Target> targets = assignment.sortedTargets();
-    int n = targets.size();
+    int n = assignment.size();
     if (n == 0) {
       return;
     }
     HashRing r = ring(members);
     int c = members.size();
     int cap = cap(loadFactor, n, c);
-    int[] loads = new int[c];
-    int[] walk = new int[Math.min(c, 8)];
-    for (Target t : targets) {
-      long h = t.hash();
+    if (loads.length < c) {
+      loads = new int[c];
+    } else {
+      Arrays.fill(loads, 0, c, 0);
+    }
+    int[] load = loads;
+    for (int i = 0; i < n; i++) {
+      int slot = assignment.slotAt(i);
+      long h = assignment.hash(slot);
       int owner = r.ownerIndex(h);
-      if (loads[owner] >= cap) {
-        owner = firstBelowCap(r, h, loads, cap, walk);
+      if (load[owner] >= cap) {
+        owner = firstBelowCap(r, h, load, cap, walk);
       }
-      loads[owner]++;
+      load[owner]++;
       Member m = members.get(owner);
-      if (assignment.ownerOf(t) != m) {
-        assignment.place(t, m);
+      if (assignment.ownerOf(slot) != m) {
+        assignment.place(slot, m);
       }
     }
   }

@@ -3,17 +3,13 @@ package dev.apportion.allocation.internal.strategy;
 import dev.apportion.allocation.Target;
 import dev.apportion.allocation.internal.engine.Assignment;
 import dev.apportion.allocation.internal.engine.CollectorChange;
+import dev.apportion.allocation.internal.engine.IntList;
 import dev.apportion.allocation.internal.engine.Member;
 import dev.apportion.allocation.internal.engine.Members;
 import dev.apportion.allocation.internal.engine.Placer;
-import dev.apportion.allocation.internal.engine.TargetOrder;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,16 +33,28 @@ import org.slf4j.LoggerFactory;
  * changed (a collector re-reported on another node changes the winners of both nodes), plus what
  * the fallback moves in the pool.
  *
+ * <p><b>State.</b> By slot: the node a target is indexed under, its position in that node's slot
+ * list (removal is a swap with the last), and whether it is in the pool. The fallback's view
+ * lists the pool in identity-hash order, rebuilt by one pass over the engine's order when the
+ * pool changed and the fallback asks.
+ *
  * <p><b>Cost.</b> A collector change: O(c) to recompute winners, plus O(targets of the changed
- * nodes), plus the fallback's cost over the pool. Adding a target: O(1) plus the fallback's.
+ * nodes), plus the fallback's cost over the pool (and one pass over the order when the pool
+ * changed). Adding a target: O(1) plus the fallback's.
  */
 final class PerNodePlacer implements Placer {
   private static final Logger LOG = LoggerFactory.getLogger(PerNodePlacer.class);
 
   private final Placer fallback;
-  private final Map<String, Set<Target>> byNode = new HashMap<>();
-  private final Set<Target> pool = new HashSet<>();
-  private final PoolView poolView;
+  private final Map<String, IntList> byNode = new HashMap<>();
+  // By slot.
+  private String[] nodeOf = new String[16];
+  private int[] posInNode = new int[16];
+  private boolean[] inPool = new boolean[16];
+  private int[] mark = new int[16];
+  private int markStamp;
+  private int poolSize;
+  private final PoolView poolView = new PoolView();
   private Map<String, Member> winners = Map.of();
   private boolean warned;
 
@@ -57,37 +65,71 @@ final class PerNodePlacer implements Placer {
    */
   PerNodePlacer(Placer fallback) {
     this.fallback = fallback;
-    this.poolView = new PoolView();
+  }
+
+  private void ensure(int slot) {
+    if (slot >= nodeOf.length) {
+      int n = Math.max(slot + 1, nodeOf.length * 2);
+      nodeOf = Arrays.copyOf(nodeOf, n);
+      posInNode = Arrays.copyOf(posInNode, n);
+      inPool = Arrays.copyOf(inPool, n);
+      mark = Arrays.copyOf(mark, n);
+    }
+  }
+
+  private void join(int slot) {
+    if (!inPool[slot]) {
+      inPool[slot] = true;
+      poolSize++;
+    }
+  }
+
+  private boolean leave(int slot) {
+    if (inPool[slot]) {
+      inPool[slot] = false;
+      poolSize--;
+      return true;
+    }
+    return false;
   }
 
   @Override
-  public void targetsChanged(List<Target> added, List<Target> removed, Members members,
+  public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
     poolView.parent = assignment;
-    List<Target> leftPool = new ArrayList<>();
-    for (Target t : removed) {
-      unindex(t);
-      if (pool.remove(t)) {
-        leftPool.add(t);
+    IntList leftPool = new IntList();
+    for (int i = 0; i < removed.size(); i++) {
+      int s = removed.get(i);
+      unindex(s);
+      if (leave(s)) {
+        leftPool.add(s);
       }
     }
-    for (Target t : added) {
-      index(t);
+    for (int i = 0; i < added.size(); i++) {
+      int s = added.get(i);
+      ensure(s);
+      index(s, assignment.target(s));
+    }
+    if (!leftPool.isEmpty()) {
+      poolView.invalidate();
     }
     if (members.isEmpty()) {
       return;
     }
-    List<Target> joinedPool = new ArrayList<>();
-    for (Target t : added) {
-      Member w = winner(t);
+    IntList joinedPool = new IntList();
+    for (int i = 0; i < added.size(); i++) {
+      int s = added.get(i);
+      Member w = winner(s);
       if (w != null) {
-        assignment.place(t, w);
+        assignment.place(s, w);
       } else {
-        joinedPool.add(t);
+        joinedPool.add(s);
+        join(s);
       }
     }
-    pool.addAll(joinedPool);
-    poolView.invalidate();
+    if (!joinedPool.isEmpty()) {
+      poolView.invalidate();
+    }
     if (fallback != null) {
       if (!joinedPool.isEmpty() || !leftPool.isEmpty()) {
         fallback.targetsChanged(joinedPool, leftPool, members, poolView);
@@ -98,33 +140,30 @@ final class PerNodePlacer implements Placer {
   }
 
   @Override
-  public void nodesChanged(List<Target> before, List<Target> after, Members members,
-      Assignment assignment) {
+  public void nodesChanged(IntList renoded, Members members, Assignment assignment) {
     poolView.parent = assignment;
-    for (Target t : before) {
-      unindex(t);
-    }
-    for (Target t : after) {
-      index(t);
+    for (int i = 0; i < renoded.size(); i++) {
+      int s = renoded.get(i);
+      unindex(s);
+      index(s, assignment.target(s));
     }
     if (members.isEmpty()) {
       return;
     }
-    List<Target> joinedPool = new ArrayList<>();
-    List<Target> leftPool = new ArrayList<>();
-    for (Target t : after) {
-      Member w = winner(t);
-      boolean inPool = pool.contains(t);
+    IntList joinedPool = new IntList();
+    IntList leftPool = new IntList();
+    for (int i = 0; i < renoded.size(); i++) {
+      int s = renoded.get(i);
+      Member w = winner(s);
       if (w != null) {
-        if (inPool) {
-          pool.remove(t);
-          leftPool.add(t);
+        if (leave(s)) {
+          leftPool.add(s);
         }
-        assignment.place(t, w);
-      } else if (!inPool) {
-        pool.add(t);
-        assignment.place(t, null);
-        joinedPool.add(t);
+        assignment.place(s, w);
+      } else if (!inPool[s]) {
+        join(s);
+        assignment.place(s, null);
+        joinedPool.add(s);
       }
     }
     if (joinedPool.isEmpty() && leftPool.isEmpty()) {
@@ -138,18 +177,31 @@ final class PerNodePlacer implements Placer {
     }
   }
 
-  private void index(Target t) {
-    t.node().ifPresent(n -> byNode.computeIfAbsent(n, k -> new HashSet<>()).add(t));
+  private void index(int slot, Target t) {
+    String node = t.node().orElse(null);
+    nodeOf[slot] = node;
+    if (node != null) {
+      IntList list = byNode.computeIfAbsent(node, k -> new IntList(4));
+      posInNode[slot] = list.size();
+      list.add(slot);
+    }
   }
 
-  private void unindex(Target t) {
-    t.node().ifPresent(n -> {
-      Set<Target> s = byNode.get(n);
-      s.remove(t);
-      if (s.isEmpty()) {
-        byNode.remove(n);
-      }
-    });
+  private void unindex(int slot) {
+    String node = nodeOf[slot];
+    if (node == null) {
+      return;
+    }
+    IntList list = byNode.get(node);
+    int p = posInNode[slot];
+    int last = list.get(list.size() - 1);
+    list.set(p, last);
+    posInNode[last] = p;
+    list.truncate(list.size() - 1);
+    if (list.isEmpty()) {
+      byNode.remove(node);
+    }
+    nodeOf[slot] = null;
   }
 
   @Override
@@ -157,19 +209,21 @@ final class PerNodePlacer implements Placer {
     poolView.parent = assignment;
     Map<String, Member> previous = winners;
     winners = winners(change.after());
-    List<Target> toPool = new ArrayList<>();
-    Set<Target> toPoolSet = new HashSet<>();
+    IntList toPool = new IntList();
+    IntList orphans = change.orphans();
     if (change.before().isEmpty()) {
-      pool.clear();
-      for (Target t : change.orphans()) {
-        Member w = winner(t);
+      Arrays.fill(inPool, false);
+      poolSize = 0;
+      for (int i = 0; i < orphans.size(); i++) {
+        int s = orphans.get(i);
+        Member w = winner(s);
         if (w != null) {
-          assignment.place(t, w);
+          assignment.place(s, w);
         } else {
-          toPool.add(t);
+          toPool.add(s);
+          join(s);
         }
       }
-      pool.addAll(toPool);
       poolView.invalidate();
       if (fallback != null) {
         fallback.collectorsChanged(change.withOrphans(toPool), poolView);
@@ -178,67 +232,75 @@ final class PerNodePlacer implements Placer {
       }
       return;
     }
-    Set<String> changedNodes = new TreeSet<>();
-    for (String node : previous.keySet()) {
-      if (winners.get(node) != previous.get(node)) {
-        changedNodes.add(node);
+    TreeSet<String> changedNodes = new TreeSet<>();
+    for (Map.Entry<String, Member> e : previous.entrySet()) {
+      if (winners.get(e.getKey()) != e.getValue()) {
+        changedNodes.add(e.getKey());
       }
     }
-    for (String node : winners.keySet()) {
-      if (winners.get(node) != previous.get(node)) {
-        changedNodes.add(node);
+    for (Map.Entry<String, Member> e : winners.entrySet()) {
+      if (previous.get(e.getKey()) != e.getValue()) {
+        changedNodes.add(e.getKey());
       }
     }
+    int stamp = ++markStamp;
     boolean poolChanged = false;
     for (String node : changedNodes) {
       Member w = winners.get(node);
-      Set<Target> local = byNode.get(node);
+      IntList local = byNode.get(node);
       if (local == null) {
         continue;
       }
-      for (Target t : local) {
+      for (int i = 0; i < local.size(); i++) {
+        int s = local.get(i);
         if (w != null) {
-          poolChanged |= pool.remove(t);
-          assignment.place(t, w);
-        } else if (pool.add(t)) {
+          poolChanged |= leave(s);
+          assignment.place(s, w);
+        } else if (!inPool[s]) {
+          join(s);
           poolChanged = true;
-          assignment.place(t, null);
-          toPool.add(t);
-          toPoolSet.add(t);
+          assignment.place(s, null);
+          toPool.add(s);
+          mark[s] = stamp;
         }
       }
     }
-    List<Target> poolOrphans = new ArrayList<>();
-    for (Target t : change.orphans()) {
-      if (pool.contains(t)) {
-        if (!toPoolSet.contains(t)) {
-          poolOrphans.add(t);
-        }
-      } else if (assignment.ownerOf(t) == null) {
-        Member w = winner(t);
+    for (int i = 0; i < orphans.size(); i++) {
+      int s = orphans.get(i);
+      if (inPool[s]) {
+        mark[s] = stamp;
+      } else if (assignment.ownerOf(s) == null) {
+        Member w = winner(s);
         if (w != null) {
-          assignment.place(t, w);
+          assignment.place(s, w);
         } else {
-          pool.add(t);
+          join(s);
           poolChanged = true;
-          toPool.add(t);
+          mark[s] = stamp;
         }
       }
     }
     if (poolChanged) {
       poolView.invalidate();
     }
-    poolOrphans.addAll(toPool);
-    poolOrphans.sort(TargetOrder.HASH);
+    // The pool's orphans (the removed members' pool targets and the targets that joined the
+    // pool), in identity-hash order: the pool view is in that order.
+    IntList poolOrphans = new IntList();
+    for (int i = 0; i < poolView.size(); i++) {
+      int s = poolView.slotAt(i);
+      if (mark[s] == stamp) {
+        poolOrphans.add(s);
+      }
+    }
     if (fallback != null) {
       fallback.collectorsChanged(change.withOrphans(poolOrphans), poolView);
     } else {
-      warnUnplaced(pool.size());
+      warnUnplaced(poolSize);
     }
   }
 
-  private Member winner(Target t) {
-    String node = t.node().orElse(null);
+  private Member winner(int slot) {
+    String node = nodeOf[slot];
     return node == null ? null : winners.get(node);
   }
 
@@ -269,44 +331,65 @@ final class PerNodePlacer implements Placer {
   /** The fallback's view: only the pool's targets. */
   private final class PoolView implements Assignment {
     Assignment parent;
-    private List<Target> sorted;
+    private final IntList sorted = new IntList();
+    private boolean valid;
 
     void invalidate() {
-      sorted = null;
+      valid = false;
     }
 
-    @Override
-    public Member ownerOf(Target target) {
-      return pool.contains(target) ? parent.ownerOf(target) : null;
-    }
-
-    @Override
-    public void place(Target target, Member member) {
-      if (!pool.contains(target)) {
-        throw new IllegalStateException("fallback placing a node-local target: " + target);
-      }
-      parent.place(target, member);
-    }
-
-    @Override
-    public List<Target> targetsOf(Member member) {
-      List<Target> out = new ArrayList<>();
-      for (Target t : parent.targetsOf(member)) {
-        if (pool.contains(t)) {
-          out.add(t);
+    private IntList sorted() {
+      if (!valid) {
+        sorted.clear();
+        int n = parent.size();
+        for (int i = 0; i < n; i++) {
+          int s = parent.slotAt(i);
+          if (inPool[s]) {
+            sorted.add(s);
+          }
         }
-      }
-      return out;
-    }
-
-    @Override
-    public List<Target> sortedTargets() {
-      if (sorted == null) {
-        Target[] ts = pool.toArray(new Target[0]);
-        Arrays.sort(ts, TargetOrder.HASH);
-        sorted = Arrays.asList(ts);
+        valid = true;
       }
       return sorted;
+    }
+
+    @Override
+    public Member ownerOf(int slot) {
+      return inPool[slot] ? parent.ownerOf(slot) : null;
+    }
+
+    @Override
+    public void place(int slot, Member member) {
+      if (!inPool[slot]) {
+        throw new IllegalStateException("fallback placing a node-local target: "
+            + parent.target(slot));
+      }
+      parent.place(slot, member);
+    }
+
+    @Override
+    public Target target(int slot) {
+      return parent.target(slot);
+    }
+
+    @Override
+    public long hash(int slot) {
+      return parent.hash(slot);
+    }
+
+    @Override
+    public int job(int slot) {
+      return parent.job(slot);
+    }
+
+    @Override
+    public int size() {
+      return sorted().size();
+    }
+
+    @Override
+    public int slotAt(int i) {
+      return sorted().get(i);
     }
   }
 }

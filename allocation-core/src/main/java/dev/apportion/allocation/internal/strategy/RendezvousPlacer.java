@@ -1,18 +1,21 @@
 package dev.apportion.allocation.internal.strategy;
 
-import dev.apportion.allocation.Target;
 import dev.apportion.allocation.internal.engine.Assignment;
 import dev.apportion.allocation.internal.engine.CollectorChange;
+import dev.apportion.allocation.internal.engine.IntList;
 import dev.apportion.allocation.internal.engine.Member;
 import dev.apportion.allocation.internal.engine.Members;
 import dev.apportion.allocation.internal.engine.Placer;
-import dev.apportion.allocation.ring.HashRing;
 import dev.apportion.allocation.ring.HashRings;
-import java.util.List;
 
 /**
  * {@code rendezvous}: every target goes to the collector with the highest rendezvous score for
- * its identity hash ({@link HashRings#rendezvousScore}).
+ * its identity hash ({@link HashRings#rendezvousScore}), ties to the smaller name.
+ *
+ * <p><b>Design.</b> The scoring loop reads the members' hashes from one flat {@code long[]}
+ * ({@link Members#hashes()}) and inlines the score, so placing a target is a tight, allocation-free
+ * loop of one multiply-xorshift mix per collector with no virtual call; it gives exactly the
+ * placement of {@link HashRings#rendezvous} over the same names (pinned by the tests).
  *
  * <p><b>Guarantees.</b> Stateless: the assignment is a function of the target and collector sets
  * alone. Removing a collector moves exactly its targets; adding one moves exactly the targets it
@@ -21,65 +24,84 @@ import java.util.List;
  *
  * <p><b>Cost.</b> Placing a target scores every collector: O(c). Removing a collector re-places
  * only its targets: O(moved * c). Adding {@code a} collectors tests every placed target against
- * each of them: O(n * a), one mix per test, with no ring lookup.
+ * each of them: O(n * a), one mix per test.
  */
 final class RendezvousPlacer implements Placer {
-  private HashRing ring;
-  private Members ringFor;
 
-  private HashRing ring(Members members) {
-    if (ringFor != members) {
-      ring = HashRings.rendezvous(members.names());
-      ringFor = members;
+  /** The index of the member with the highest score for {@code key}; ties to the lower index. */
+  static int best(long[] hashes, long key) {
+    int best = 0;
+    long bestScore = HashRings.rendezvousScore(hashes[0], key);
+    for (int i = 1; i < hashes.length; i++) {
+      long s = HashRings.rendezvousScore(hashes[i], key);
+      if (s > bestScore) {
+        bestScore = s;
+        best = i;
+      }
     }
-    return ring;
+    return best;
   }
 
   @Override
-  public void targetsChanged(List<Target> added, List<Target> removed, Members members,
+  public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
     if (members.isEmpty()) {
       return;
     }
-    HashRing r = ring(members);
-    for (Target t : added) {
-      assignment.place(t, members.get(r.ownerIndex(t.hash())));
+    place(added, members, assignment);
+  }
+
+  private static void place(IntList slots, Members members, Assignment assignment) {
+    long[] hashes = members.hashes();
+    for (int i = 0; i < slots.size(); i++) {
+      int slot = slots.get(i);
+      assignment.place(slot, members.get(best(hashes, assignment.hash(slot))));
     }
   }
 
   @Override
   public void collectorsChanged(CollectorChange change, Assignment assignment) {
     Members members = change.after();
-    HashRing r = ring(members);
-    for (Target t : change.orphans()) {
-      assignment.place(t, members.get(r.ownerIndex(t.hash())));
-    }
+    place(change.orphans(), members, assignment);
     if (change.added().isEmpty() || change.before().isEmpty()) {
       return;
     }
-    List<Member> added = change.added();
-    boolean[] isNew = new boolean[members.size()];
-    for (Member m : added) {
-      isNew[m.index()] = true;
+    int a = change.added().size();
+    long[] addedHashes = new long[a];
+    Member[] added = new Member[a];
+    for (int i = 0; i < a; i++) {
+      added[i] = change.added().get(i);
+      addedHashes[i] = added[i].hash();
     }
-    for (Member holder : members) {
-      if (isNew[holder.index()]) {
+    int n = assignment.size();
+    for (int i = 0; i < n; i++) {
+      int slot = assignment.slotAt(i);
+      Member holder = assignment.ownerOf(slot);
+      if (holder == null || isAdded(holder, added)) {
         continue;
       }
-      for (Target t : assignment.targetsOf(holder)) {
-        Member best = holder;
-        long bestScore = HashRings.rendezvousScore(holder.hash(), t.hash());
-        for (Member challenger : added) {
-          long s = HashRings.rendezvousScore(challenger.hash(), t.hash());
-          if (s > bestScore || (s == bestScore && challenger.index() < best.index())) {
-            best = challenger;
-            bestScore = s;
-          }
-        }
-        if (best != holder) {
-          assignment.place(t, best);
+      long key = assignment.hash(slot);
+      Member best = holder;
+      long bestScore = HashRings.rendezvousScore(holder.hash(), key);
+      for (int j = 0; j < a; j++) {
+        long s = HashRings.rendezvousScore(addedHashes[j], key);
+        if (s > bestScore || (s == bestScore && added[j].index() < best.index())) {
+          best = added[j];
+          bestScore = s;
         }
       }
+      if (best != holder) {
+        assignment.place(slot, best);
+      }
     }
+  }
+
+  private static boolean isAdded(Member m, Member[] added) {
+    for (Member x : added) {
+      if (x == m) {
+        return true;
+      }
+    }
+    return false;
   }
 }

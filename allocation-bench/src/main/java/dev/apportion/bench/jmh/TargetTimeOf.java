@@ -1,0 +1,117 @@
+package dev.apportion.bench.jmh;
+
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Building a target: {@code Target.of(job, address, labels)}, which every embedding calls for
+ * every discovered target on every discovery refresh. The labels are a realistic Prometheus pod
+ * target's twelve: four identity labels ({@code namespace}, {@code pod}, {@code container},
+ * {@code app}) and eight {@code __meta_kubernetes_*} discovery labels, the pod's node among them.
+ * The inputs are 1024 different pods, built once and used in turn.
+ *
+ * <pre>
+ * java -jar allocation-bench/target/apportion.jar TargetTimeOf -f 1 -wi 2 -i 3 -w 1s -r 1s -prof gc
+ * </pre>
+ *
+ * <p>Two label inputs ({@link Source}): a {@link HashMap}, as a discovery client builds it, and
+ * an existing target's {@link Target#labels()}, the re-label path (a target rebuilt from
+ * another). With {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes one call allocates,
+ * the new target and everything it keeps included; the input is built beforehand and not counted.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(1)
+public class TargetTimeOf {
+  private static final int INPUTS = 1024;
+
+  /** Where the labels come from. */
+  public enum Source {
+    /** A {@link HashMap} of the twelve labels. */
+    HASH_MAP,
+    /** The {@link Target#labels()} of a target built from that map. */
+    TARGET_LABELS
+  }
+
+  /** The label input. */
+  @Param
+  public Source source;
+
+  private String[] jobs;
+  private String[] addresses;
+  private List<Map<String, String>> labels;
+  private int next;
+
+  /** Builds the inputs. */
+  @Setup(Level.Trial)
+  public void setUp() {
+    jobs = new String[INPUTS];
+    addresses = new String[INPUTS];
+    labels = new ArrayList<>(INPUTS);
+    for (int i = 0; i < INPUTS; i++) {
+      Map<String, String> map = podLabels(i);
+      jobs[i] = "kubernetes-pods";
+      addresses[i] = "10.42." + (i >>> 8) + "." + (i & 0xFF) + ":8080";
+      labels.add(source == Source.HASH_MAP ? map
+          : Target.of(jobs[i], addresses[i], map).labels());
+    }
+  }
+
+  /**
+   * The twelve labels of pod {@code i}, as Kubernetes service discovery and a typical
+   * {@code kubernetes-pods} relabeling give them.
+   *
+   * @param i the pod's index
+   * @return a new, mutable map
+   */
+  static Map<String, String> podLabels(int i) {
+    String app = "app-" + (i % 40);
+    String namespace = "ns-" + (i % 12);
+    String pod = app + "-7d9f8b6c4-" + Integer.toString(100_000 + i, 36);
+    String node = "ip-10-0-" + (i % 64) + "-" + (i % 200) + ".ec2.internal";
+    Map<String, String> labels = new HashMap<>();
+    labels.put("namespace", namespace);
+    labels.put("pod", pod);
+    labels.put("container", "server");
+    labels.put("app", app);
+    labels.put("__meta_kubernetes_namespace", namespace);
+    labels.put("__meta_kubernetes_pod_name", pod);
+    labels.put("__meta_kubernetes_pod_node_name", node);
+    labels.put("__meta_kubernetes_pod_ip", "10.42." + (i >>> 8) + "." + (i & 0xFF));
+    labels.put("__meta_kubernetes_pod_ready", "true");
+    labels.put("__meta_kubernetes_pod_phase", "Running");
+    labels.put("__meta_kubernetes_pod_container_name", "server");
+    labels.put("__meta_kubernetes_pod_container_port_number", "8080");
+    return labels;
+  }
+
+  /**
+   * Builds one target.
+   *
+   * @return the target
+   */
+  @Benchmark
+  public Target of() {
+    int i = next++ & (INPUTS - 1);
+    return Target.of(jobs[i], addresses[i], labels.get(i));
+  }
+}

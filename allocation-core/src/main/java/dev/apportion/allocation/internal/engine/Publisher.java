@@ -1,0 +1,311 @@
+package dev.apportion.allocation.internal.engine;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedMap;
+import com.google.common.collect.ImmutableSortedSet;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * Turns the journal of one operation ({@link Slots}) into the next immutable {@link Snapshot},
+ * and, when someone listens, into the list of {@link Move}s. Writer-thread only.
+ *
+ * <p><b>Design.</b> The touched slots are visited once, in {@link TargetOrder}: each yields its
+ * owner before and after, which gives the move, the change to the target table, and an addition
+ * to and a removal from per-collector, per-job deltas (both in order, because the visit is).
+ * Only the lists those deltas name are rebuilt, each by one merge of the old list with its delta;
+ * every other list, every other collector's entry and every untouched table shard is shared with
+ * the previous snapshot. The unassigned set is rebuilt only when some target entered or left it.
+ *
+ * <p><b>Cost.</b> O(k log k) to order {@code k} touched targets (or one pass over the order when
+ * most were touched), plus the sizes of the lists rebuilt, plus O(collectors) to assemble the
+ * entry map when any entry changed. Nothing when nothing was touched.
+ */
+final class Publisher {
+  /** What one operation published. */
+  record Result(Snapshot after, List<Move> moves, List<Target> relabeled, int reassigned) {}
+
+  /** One collector's change to one job's list: removals and additions, each in order. */
+  private static final class Delta {
+    final List<Target> adds = new ArrayList<>();
+    List<Target> removes;
+
+    void remove(Target t) {
+      if (removes == null) {
+        removes = new ArrayList<>();
+      }
+      removes.add(t);
+    }
+  }
+
+  private final IntList visit = new IntList();
+  /** By slot: the owner before the operation; valid for the touched slots only. */
+  private int[] previous = new int[16];
+  /** Deltas by member id, then job id; only touched members have an inner array. */
+  private Delta[][] deltas = new Delta[16][];
+  private final IntList deltaMembers = new IntList();
+
+  /**
+   * Publishes the current operation.
+   *
+   * @param slots the state, its journal not yet ended
+   * @param members the members after the operation
+   * @param before the snapshot before
+   * @param collectorsChanged whether the member set (or a member's node) changed
+   * @param wantMoves whether to build the moves and the relabeled list (someone listens)
+   * @return the new snapshot (the old one when nothing changed) and what moved
+   */
+  Result publish(Slots slots, Members members, Snapshot before, boolean collectorsChanged,
+      boolean wantMoves) {
+    IntList touched = slots.touched();
+    if (touched.isEmpty() && !collectorsChanged) {
+      return new Result(before, List.of(), List.of(), 0);
+    }
+    orderTouched(slots);
+    int k = visit.size();
+    int[] v = visit.array();
+    List<Move> moves = wantMoves ? new ArrayList<>() : List.of();
+    List<Target> relabeledInOrder = wantMoves && !slots.relabeled().isEmpty()
+        ? new ArrayList<>(slots.relabeled().size()) : List.of();
+    Target[] tableTargets = new Target[k];
+    String[] tableOwners = new String[k];
+    int w = 0;
+    int reassigned = 0;
+    boolean unassignedChanged = false;
+    for (int i = 0; i < k; i++) {
+      int s = v[i];
+      int from = previous[s];
+      int to = slots.ownerId(s);
+      boolean removed = to == Slots.REMOVED;
+      boolean relabeled = !removed && slots.isRelabeled(s);
+      Target instance = slots.target(s);
+      if (relabeled && wantMoves) {
+        relabeledInOrder.add(instance);
+      }
+      int fromId = from < 0 ? Slots.NONE : from;
+      int toId = to < 0 ? Slots.NONE : to;
+      if (fromId != toId) {
+        Member fromMember = fromId >= 0 ? slots.member(fromId) : null;
+        Member toMember = toId >= 0 ? slots.member(toId) : null;
+        if (wantMoves) {
+          moves.add(new Move(instance, fromMember == null ? null : fromMember.name(),
+              toMember == null ? null : toMember.name()));
+        }
+        if (fromMember != null && isCurrent(members, fromMember)) {
+          delta(fromId, slots.job(s), slots).remove(instance);
+        }
+        if (toMember != null) {
+          delta(toId, slots.job(s), slots).adds.add(instance);
+        }
+        if (fromId >= 0 && !removed) {
+          reassigned++;
+        }
+      } else if (toId >= 0 && relabeled) {
+        Delta d = delta(toId, slots.job(s), slots);
+        d.remove(instance);
+        d.adds.add(instance);
+      }
+      if (removed) {
+        if (from != Slots.NEW) {
+          unassignedChanged |= from == Slots.NONE;
+          tableTargets[w] = instance;
+          tableOwners[w++] = TargetTable.REMOVE;
+        }
+        continue;
+      }
+      // A target entered or left the unassigned set, or one in it has new labels.
+      unassignedChanged |= to < 0 || from == Slots.NONE;
+      if (fromId != toId || relabeled || from == Slots.NEW) {
+        tableTargets[w] = instance;
+        tableOwners[w++] = toId >= 0 ? slots.member(toId).name() : null;
+      }
+    }
+    TargetTable table = before.table.apply(tableTargets, tableOwners, w);
+    ImmutableSortedSet<Collector> collectorSet = before.collectors;
+    if (collectorsChanged) {
+      ImmutableSortedSet.Builder<Collector> b = ImmutableSortedSet.naturalOrder();
+      for (Member m : members) {
+        b.add(m.collector());
+      }
+      collectorSet = b.build();
+    }
+    ImmutableMap<String, Snapshot.Entry> entries = before.entries;
+    if (collectorsChanged || !deltaMembers.isEmpty()) {
+      entries = entries(members, before, slots);
+    }
+    ImmutableSortedSet<Target> unassigned = before.unassigned;
+    if (unassignedChanged) {
+      unassigned = unassigned(slots);
+    }
+    clearDeltas();
+    return new Result(new Snapshot(collectorSet, entries, table, unassigned),
+        wantMoves ? Collections.unmodifiableList(moves) : moves,
+        wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,
+        reassigned);
+  }
+
+  private static boolean isCurrent(Members members, Member m) {
+    return m.index() < members.size() && members.get(m.index()) == m;
+  }
+
+
+  /**
+   * Fills {@link #visit} with the touched slots in {@link TargetOrder}, and {@link #previous}
+   * with their owners before. When most targets were touched (a full placement), walking the
+   * order is cheaper than sorting.
+   */
+  private void orderTouched(Slots slots) {
+    IntList touched = slots.touched();
+    IntList owners = slots.previousOwners();
+    int k = touched.size();
+    visit.clear();
+    visit.ensureCapacity(k);
+    for (int i = 0; i < k; i++) {
+      int s = touched.get(i);
+      if (s >= previous.length) {
+        previous = Arrays.copyOf(previous, Math.max(s + 1, previous.length * 2));
+      }
+      previous[s] = owners.get(i);
+    }
+    if (k * 4L < slots.known()) {
+      System.arraycopy(touched.array(), 0, visit.array(), 0, k);
+      visit.truncate(k);
+      slots.sorter().sort(visit.array(), k, slots.hashes(), slots.targets());
+      return;
+    }
+    IntList order = slots.order();
+    IntList removed = slots.removed();
+    int r = 0;
+    long[] hashes = slots.hashes();
+    Target[] targets = slots.targets();
+    for (int i = 0; i < order.size(); i++) {
+      int s = order.get(i);
+      while (r < removed.size()
+          && SlotOrder.compare(removed.get(r), s, hashes, targets) < 0) {
+        visit.add(removed.get(r++));
+      }
+      if (slots.isTouched(s)) {
+        visit.add(s);
+      }
+    }
+    while (r < removed.size()) {
+      visit.add(removed.get(r++));
+    }
+  }
+
+  private Delta delta(int memberId, int job, Slots slots) {
+    if (memberId >= deltas.length) {
+      deltas = Arrays.copyOf(deltas, Math.max(memberId + 1, deltas.length * 2));
+    }
+    Delta[] byJob = deltas[memberId];
+    if (byJob == null) {
+      byJob = new Delta[Math.max(job + 1, 4)];
+      deltas[memberId] = byJob;
+      deltaMembers.add(memberId);
+    } else if (job >= byJob.length) {
+      byJob = Arrays.copyOf(byJob, Math.max(job + 1, byJob.length * 2));
+      deltas[memberId] = byJob;
+    }
+    Delta d = byJob[job];
+    if (d == null) {
+      d = new Delta();
+      byJob[job] = d;
+    }
+    return d;
+  }
+
+  private void clearDeltas() {
+    for (int i = 0; i < deltaMembers.size(); i++) {
+      deltas[deltaMembers.get(i)] = null;
+    }
+    deltaMembers.clear();
+  }
+
+  private ImmutableMap<String, Snapshot.Entry> entries(Members members, Snapshot before,
+      Slots slots) {
+    ImmutableMap.Builder<String, Snapshot.Entry> b =
+        ImmutableMap.builderWithExpectedSize(members.size());
+    for (Member m : members) {
+      Snapshot.Entry e = before.entries.get(m.name());
+      if (e == null) {
+        e = new Snapshot.Entry(m.collector(), ImmutableSortedMap.of());
+      } else if (!e.collector.equals(m.collector())) {
+        e = e.withCollector(m.collector());
+      }
+      Delta[] d = m.id() < deltas.length ? deltas[m.id()] : null;
+      if (d != null) {
+        e = new Snapshot.Entry(e.collector, rebuild(e.byJob, d, slots));
+      }
+      b.put(m.name(), e);
+    }
+    return b.buildOrThrow();
+  }
+
+  private static ImmutableSortedMap<String, ImmutableList<Target>> rebuild(
+      ImmutableSortedMap<String, ImmutableList<Target>> byJob, Delta[] deltas, Slots slots) {
+    TreeMap<String, ImmutableList<Target>> out = new TreeMap<>(byJob);
+    for (int job = 0; job < deltas.length; job++) {
+      Delta d = deltas[job];
+      if (d == null) {
+        continue;
+      }
+      String name = slots.jobName(job);
+      ImmutableList<Target> merged = merge(byJob.getOrDefault(name, ImmutableList.of()), d);
+      if (merged.isEmpty()) {
+        out.remove(name);
+      } else {
+        out.put(name, merged);
+      }
+    }
+    return ImmutableSortedMap.copyOfSorted(out);
+  }
+
+  /** The old list without the delta's removals, with its additions, all in order. */
+  private static ImmutableList<Target> merge(ImmutableList<Target> old, Delta d) {
+    if (old.isEmpty() && d.removes == null) {
+      return ImmutableList.copyOf(d.adds);
+    }
+    List<Target> adds = d.adds;
+    List<Target> removes = d.removes == null ? List.of() : d.removes;
+    ImmutableList.Builder<Target> next =
+        ImmutableList.builderWithExpectedSize(old.size() + adds.size());
+    int a = 0;
+    int r = 0;
+    for (Target t : old) {
+      while (r < removes.size() && TargetOrder.compare(removes.get(r), t) < 0) {
+        r++;
+      }
+      if (r < removes.size() && TargetOrder.compare(removes.get(r), t) == 0) {
+        r++;
+        continue;
+      }
+      while (a < adds.size() && TargetOrder.compare(adds.get(a), t) < 0) {
+        next.add(adds.get(a++));
+      }
+      next.add(t);
+    }
+    for (; a < adds.size(); a++) {
+      next.add(adds.get(a));
+    }
+    return next.build();
+  }
+
+  private static ImmutableSortedSet<Target> unassigned(Slots slots) {
+    IntList order = slots.order();
+    List<Target> out = new ArrayList<>();
+    for (int i = 0; i < order.size(); i++) {
+      int s = order.get(i);
+      if (slots.ownerId(s) == Slots.NONE) {
+        out.add(slots.target(s));
+      }
+    }
+    return ImmutableSortedSet.orderedBy(TargetOrder.HASH).addAll(out).build();
+  }
+}

@@ -1,0 +1,60 @@
+package dev.apportion.allocation.internal.engine;
+
+import dev.apportion.allocation.Target;
+import java.util.Arrays;
+
+/**
+ * Sorts slots into {@link TargetOrder} (identity hash as an unsigned number, then the tie-break
+ * for equal hashes) by primitive keys: each slot's hash prefix with the element's position in
+ * the low bits, so one {@code long[]} sort orders both, then an insertion pass that is linear
+ * unless hash prefixes collide. Owns its scratch array, reused across calls.
+ */
+final class SlotOrder {
+  private long[] keys = new long[16];
+  private int[] copy = new int[16];
+
+  /**
+   * Sorts {@code slots[0 .. n)} in place.
+   *
+   * @param slots the slots
+   * @param n how many
+   * @param hashes identity hash by slot
+   * @param targets target by slot, for the tie-break of equal hashes
+   */
+  void sort(int[] slots, int n, long[] hashes, Target[] targets) {
+    if (n < 2) {
+      return;
+    }
+    if (keys.length < n) {
+      keys = new long[Math.max(n, keys.length * 2)];
+      copy = new int[keys.length];
+    }
+    int indexBits = 64 - Long.numberOfLeadingZeros(n - 1);
+    for (int i = 0; i < n; i++) {
+      long prefix = (hashes[slots[i]] >>> indexBits) << indexBits;
+      // Flipping the sign bit makes the signed sort an unsigned one.
+      keys[i] = (prefix | i) ^ Long.MIN_VALUE;
+    }
+    Arrays.sort(keys, 0, n);
+    System.arraycopy(slots, 0, copy, 0, n);
+    long mask = (1L << indexBits) - 1;
+    for (int i = 0; i < n; i++) {
+      slots[i] = copy[(int) ((keys[i] ^ Long.MIN_VALUE) & mask)];
+    }
+    for (int i = 1; i < n; i++) {
+      int s = slots[i];
+      int j = i - 1;
+      while (j >= 0 && compare(slots[j], s, hashes, targets) > 0) {
+        slots[j + 1] = slots[j];
+        j--;
+      }
+      slots[j + 1] = s;
+    }
+  }
+
+  /** Compares two slots in {@link TargetOrder}; string comparison only for equal hashes. */
+  static int compare(int a, int b, long[] hashes, Target[] targets) {
+    int c = Long.compareUnsigned(hashes[a], hashes[b]);
+    return c != 0 || a == b ? c : TargetOrder.compare(targets[a], targets[b]);
+  }
+}

@@ -1,0 +1,437 @@
+package dev.apportion.allocation.internal.engine;
+
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine's mutable record of every known target, as dense primitive data, and the journal of
+ * what the current operation did to it. Writer-thread only; readers never see it (the
+ * {@link Publisher} turns the journal into a new immutable {@link Snapshot}).
+ *
+ * <p><b>Design.</b> Each known target owns an int <em>slot</em>; everything about it is an array
+ * indexed by slot: the instance (latest labels), its identity hash, its labels hash, its owner
+ * (a {@link Member#id()}, or {@link #NONE}) and its job id. A {@link SlotTable} maps identity
+ * hashes to slots; freed slots are reused, so the arrays stay as large as the largest target set
+ * seen. {@link #order} lists the live slots in {@link TargetOrder}, which every placement and
+ * every output follows.
+ *
+ * <p>Telling a known target from a new one compares numbers: a target whose identity hash finds
+ * a slot with the same labels hash is that slot's target, unchanged ({@link Target#labelsHash()}
+ * covers job, address and every label, so two targets that differ anywhere differ there with
+ * probability 1 - 2^-64). Only when the labels hash differs are identities compared, to tell a
+ * relabel from two distinct targets whose identity hashes collide; colliding targets get a slot
+ * each and are both placed.
+ *
+ * <p><b>The journal.</b> During one operation every slot whose owner changes is recorded once
+ * with its owner before the operation; targets added, removed and relabeled are listed too.
+ * Removed slots keep their instance until {@link #endOperation}, so the publisher can report
+ * them; their slots are freed there.
+ */
+final class Slots implements Assignment {
+  /** Owner of an unassigned target. */
+  static final int NONE = -1;
+  /** Previous owner recorded for a target new in this operation. */
+  static final int NEW = -2;
+  /** Owner of a target removed in this operation. */
+  static final int REMOVED = -3;
+
+  private final long keyMask;
+  private final SlotTable table = new SlotTable();
+  private final SlotOrder sorter = new SlotOrder();
+
+  private Target[] targets = new Target[16];
+  private long[] hashes = new long[16];
+  private long[] labelsHashes = new long[16];
+  private int[] owners = new int[16];
+  private int[] jobs = new int[16];
+  private int[] seen = new int[16];
+  private int[] touchedIn = new int[16];
+  private int[] relabeledIn = new int[16];
+  private int highWater;
+  private final IntList free = new IntList();
+
+  private final Map<String, Integer> jobIds = new HashMap<>();
+  private final List<String> jobNames = new ArrayList<>();
+
+  private Member[] membersById = new Member[16];
+
+  private IntList order = new IntList();
+  private IntList spareOrder = new IntList();
+
+  private int epoch = 1;
+  // The journal of the current operation.
+  private final IntList touched = new IntList();
+  private final IntList previousOwners = new IntList();
+  private final IntList added = new IntList();
+  private final IntList removed = new IntList();
+  private final IntList relabeled = new IntList();
+  private final List<Target> relabeledFrom = new ArrayList<>();
+
+  /**
+   * Slots keyed by {@code target.hash() & keyMask}: {@code -1} in production; tests pass a
+   * narrow mask to force identity-hash collisions.
+   */
+  Slots(long keyMask) {
+    this.keyMask = keyMask;
+  }
+
+  // ---- reading ----
+
+  /** How many targets are known. */
+  int known() {
+    return order.size();
+  }
+
+  /** Live slots in {@link TargetOrder}. Must not be modified. */
+  IntList order() {
+    return order;
+  }
+
+  @Override
+  public int size() {
+    return order.size();
+  }
+
+  @Override
+  public int slotAt(int i) {
+    return order.get(i);
+  }
+
+  @Override
+  public Target target(int slot) {
+    return targets[slot];
+  }
+
+  @Override
+  public long hash(int slot) {
+    return hashes[slot];
+  }
+
+  @Override
+  public int job(int slot) {
+    return jobs[slot];
+  }
+
+  /** The job's name. */
+  String jobName(int job) {
+    return jobNames.get(job);
+  }
+
+  /** Owner id, {@link #NONE} or {@link #REMOVED}. */
+  int ownerId(int slot) {
+    return owners[slot];
+  }
+
+  /** The member with an id, live or departed in this operation. */
+  Member member(int id) {
+    return membersById[id];
+  }
+
+  @Override
+  public Member ownerOf(int slot) {
+    int o = owners[slot];
+    return o < 0 ? null : membersById[o];
+  }
+
+  long[] hashes() {
+    return hashes;
+  }
+
+  Target[] targets() {
+    return targets;
+  }
+
+  SlotOrder sorter() {
+    return sorter;
+  }
+
+  // ---- members ----
+
+  /** Registers a member under its id. */
+  void register(Member m) {
+    if (m.id() >= membersById.length) {
+      membersById = Arrays.copyOf(membersById, Math.max(m.id() + 1, membersById.length * 2));
+    }
+    membersById[m.id()] = m;
+  }
+
+  // ---- the operation ----
+
+  /** Starts an operation: a new epoch for {@link #markSeen} and the journal. */
+  void beginOperation() {
+    if (++epoch == Integer.MAX_VALUE) {
+      Arrays.fill(seen, 0);
+      Arrays.fill(touchedIn, 0);
+      Arrays.fill(relabeledIn, 0);
+      epoch = 1;
+    }
+  }
+
+  /**
+   * The slot of a known target equal to {@code t} (same identity), or -1. Compares the labels
+   * hash first; identities only when it differs.
+   */
+  int find(Target t) {
+    long key = t.hash() & keyMask;
+    long labelsHash = t.labelsHash();
+    int cell = table.find(key);
+    int relabel = -1;
+    while (cell >= 0) {
+      int s = table.slotAt(cell);
+      if (labelsHashes[s] == labelsHash && hashes[s] == t.hash()) {
+        return s;
+      }
+      if (relabel < 0 && targets[s].equals(t)) {
+        relabel = s;
+      }
+      cell = table.findNext(key, cell);
+    }
+    return relabel;
+  }
+
+  /** Whether the slot's current instance carries exactly {@code t}'s labels. */
+  boolean sameLabels(int slot, Target t) {
+    return labelsHashes[slot] == t.labelsHash();
+  }
+
+  /** Marks a slot as given in the current call; returns false when it already was. */
+  boolean markSeen(int slot) {
+    if (seen[slot] == epoch) {
+      return false;
+    }
+    seen[slot] = epoch;
+    return true;
+  }
+
+  boolean wasSeen(int slot) {
+    return seen[slot] == epoch;
+  }
+
+  /** A new target: a slot, unassigned, given in this call, journaled as new. */
+  int add(Target t) {
+    int slot;
+    if (!free.isEmpty()) {
+      slot = free.get(free.size() - 1);
+      free.truncate(free.size() - 1);
+    } else {
+      slot = highWater++;
+      if (slot == targets.length) {
+        grow();
+      }
+    }
+    targets[slot] = t;
+    hashes[slot] = t.hash();
+    labelsHashes[slot] = t.labelsHash();
+    owners[slot] = NONE;
+    jobs[slot] = jobId(t.job());
+    seen[slot] = epoch;
+    table.insert(t.hash() & keyMask, slot);
+    journal(slot, NEW);
+    added.add(slot);
+    return slot;
+  }
+
+  private int jobId(String job) {
+    Integer id = jobIds.get(job);
+    if (id == null) {
+      id = jobNames.size();
+      jobIds.put(job, id);
+      jobNames.add(job);
+    }
+    return id;
+  }
+
+  /** Carries a known target's new labels; journals the first relabel of the operation. */
+  void relabel(int slot, Target t) {
+    if (relabeledIn[slot] != epoch) {
+      relabeledIn[slot] = epoch;
+      relabeled.add(slot);
+      relabeledFrom.add(targets[slot]);
+    }
+    journal(slot, owners[slot]);
+    targets[slot] = t;
+    labelsHashes[slot] = t.labelsHash();
+  }
+
+  /**
+   * Drops every live slot not marked seen in this operation: unassigns it, takes it out of the
+   * order and journals it as removed (in order). New slots are merged into the order.
+   */
+  void dropUnseenAndOrderAdded() {
+    int n = order.size();
+    int[] o = order.array();
+    boolean anyRemoved = false;
+    for (int i = 0; i < n; i++) {
+      if (seen[o[i]] != epoch) {
+        anyRemoved = true;
+        break;
+      }
+    }
+    if (!anyRemoved && added.isEmpty()) {
+      return;
+    }
+    sorter.sort(added.array(), added.size(), hashes, targets);
+    IntList next = spareOrder;
+    next.clear();
+    next.ensureCapacity(n + added.size());
+    int a = 0;
+    int[] ad = added.array();
+    int addedCount = added.size();
+    for (int i = 0; i < n; i++) {
+      int s = o[i];
+      if (seen[s] != epoch) {
+        int owner = owners[s];
+        journal(s, owner);
+        if (owner >= 0) {
+          membersById[owner].remove(jobs[s]);
+        }
+        owners[s] = REMOVED;
+        removed.add(s);
+        continue;
+      }
+      while (a < addedCount && SlotOrder.compare(ad[a], s, hashes, targets) < 0) {
+        next.add(ad[a++]);
+      }
+      next.add(s);
+    }
+    while (a < addedCount) {
+      next.add(ad[a++]);
+    }
+    spareOrder = order;
+    order = next;
+  }
+
+  /** Unassigns every target of the given (departed) members; returns their slots, in order. */
+  void orphansOf(boolean[] departedById, IntList out) {
+    int n = order.size();
+    int[] o = order.array();
+    for (int i = 0; i < n; i++) {
+      int s = o[i];
+      int owner = owners[s];
+      if (owner >= 0 && owner < departedById.length && departedById[owner]) {
+        place(s, null);
+        out.add(s);
+      }
+    }
+  }
+
+  @Override
+  public void place(int slot, Member member) {
+    int next = member == null ? NONE : member.id();
+    int o = owners[slot];
+    if (o == next) {
+      return;
+    }
+    journal(slot, o);
+    if (o >= 0) {
+      membersById[o].remove(jobs[slot]);
+    }
+    owners[slot] = next;
+    if (member != null) {
+      member.add(jobs[slot]);
+    }
+  }
+
+  private void journal(int slot, int previousOwner) {
+    if (touchedIn[slot] != epoch) {
+      touchedIn[slot] = epoch;
+      touched.add(slot);
+      previousOwners.add(previousOwner);
+    }
+  }
+
+  // ---- the journal, for the publisher ----
+
+  /** Slots touched in this operation, in the order first touched. */
+  IntList touched() {
+    return touched;
+  }
+
+  /** The owner before this operation of {@code touched().get(i)} ({@link #NEW} for new ones). */
+  IntList previousOwners() {
+    return previousOwners;
+  }
+
+  /** Slots added in this operation, in {@link TargetOrder} once the order was updated. */
+  IntList added() {
+    return added;
+  }
+
+  /** Slots removed in this operation, in {@link TargetOrder}. */
+  IntList removed() {
+    return removed;
+  }
+
+  /** Slots relabeled in this operation (in the order first relabeled). */
+  IntList relabeled() {
+    return relabeled;
+  }
+
+  /** The instance each {@link #relabeled()} slot had before this operation. */
+  List<Target> relabeledFrom() {
+    return relabeledFrom;
+  }
+
+  /**
+   * Forgets the relabels of this operation that ended where they began (a duplicate given later
+   * in the same call restored the first labels), so {@link #relabeled()} lists only real ones.
+   */
+  void settleRelabels() {
+    int w = 0;
+    for (int i = 0; i < relabeled.size(); i++) {
+      int s = relabeled.get(i);
+      Target from = relabeledFrom.get(i);
+      if (from.labelsHash() == labelsHashes[s]) {
+        relabeledIn[s] = 0;
+        // Keep the instance the snapshot already holds: nothing changed.
+        targets[s] = from;
+        continue;
+      }
+      relabeled.set(w, s);
+      relabeledFrom.set(w++, from);
+    }
+    relabeled.truncate(w);
+    relabeledFrom.subList(w, relabeledFrom.size()).clear();
+  }
+
+  /** Whether the slot's labels changed in this operation (after {@link #settleRelabels}). */
+  boolean isRelabeled(int slot) {
+    return relabeledIn[slot] == epoch;
+  }
+
+  boolean isTouched(int slot) {
+    return touchedIn[slot] == epoch;
+  }
+
+  /** Frees the removed slots and forgets the journal. */
+  void endOperation() {
+    for (int i = 0; i < removed.size(); i++) {
+      int s = removed.get(i);
+      table.remove(hashes[s] & keyMask, s);
+      targets[s] = null;
+      free.add(s);
+    }
+    touched.clear();
+    previousOwners.clear();
+    added.clear();
+    removed.clear();
+    relabeled.clear();
+    relabeledFrom.clear();
+  }
+
+  private void grow() {
+    int n = targets.length * 2;
+    targets = Arrays.copyOf(targets, n);
+    hashes = Arrays.copyOf(hashes, n);
+    labelsHashes = Arrays.copyOf(labelsHashes, n);
+    owners = Arrays.copyOf(owners, n);
+    jobs = Arrays.copyOf(jobs, n);
+    seen = Arrays.copyOf(seen, n);
+    touchedIn = Arrays.copyOf(touchedIn, n);
+    relabeledIn = Arrays.copyOf(relabeledIn, n);
+  }
+}
