@@ -1,5 +1,6 @@
 package dev.apportion.allocation.ring;
 
+import dev.apportion.allocation.internal.util.LongSort;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -75,7 +76,7 @@ final class ConsistentRing extends MemberTable {
         }
       }
     }
-    Arrays.sort(added);
+    new LongSort().sort(added, added.length);
     tokens = previous == null ? added : merge(previous.tokens, remap, added);
     bucketBits = Math.max(1, Math.min(24, 64 - Long.numberOfLeadingZeros(tokens.length)));
     bucketStart = buckets(tokens, bucketBits);

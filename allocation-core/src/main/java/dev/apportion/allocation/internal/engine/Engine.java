@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -55,6 +56,7 @@ public final class Engine implements Allocator {
   private int nextId;
   private final IntList renoded = new IntList();
   private final IntList orphans = new IntList();
+  private static final int BATCH = 16;
   private boolean blipWarned;
   private int lastDuplicates;
 
@@ -98,18 +100,23 @@ public final class Engine implements Allocator {
       long start = System.nanoTime();
       Snapshot before = snapshot;
       slots.beginOperation();
+      slots.reserve(Math.max(slots.known(), targets.size()));
       int duplicates = 0;
-      for (Target t : targets) {
-        int s = slots.find(t);
-        if (s < 0) {
-          slots.add(t);
-        } else {
-          if (!slots.markSeen(s)) {
-            duplicates++;
+      if (targets instanceof List && targets instanceof RandomAccess) {
+        List<Target> list = (List<Target>) targets;
+        int n = list.size();
+        for (int from = 0; from < n; from += BATCH) {
+          // A batch at a time: first touch every target's table cell, then look each up. The
+          // touches are independent loads, so their cache misses overlap instead of queueing.
+          int to = Math.min(n, from + BATCH);
+          slots.touch(list, from, to);
+          for (int i = from; i < to; i++) {
+            duplicates += take(list.get(i));
           }
-          if (!slots.sameLabels(s, t)) {
-            slots.relabel(s, t);
-          }
+        }
+      } else {
+        for (Target t : targets) {
+          duplicates += take(t);
         }
       }
       slots.settleRelabels();
@@ -132,6 +139,20 @@ public final class Engine implements Allocator {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Takes one given target into the slots; returns 1 when it repeats one given before. */
+  private int take(Target t) {
+    int s = slots.find(t);
+    if (s < 0) {
+      slots.add(t);
+      return 0;
+    }
+    int duplicate = slots.markSeen(s) ? 0 : 1;
+    if (!slots.foundSameLabels()) {
+      slots.relabel(s, t);
+    }
+    return duplicate;
   }
 
   private void logDuplicates(int duplicates, int given) {

@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.TreeMap;
+import java.util.Map;
 
 /**
  * Turns the journal of one operation ({@link Slots}) into the next immutable {@link Snapshot},
@@ -250,21 +250,27 @@ final class Publisher {
 
   private static ImmutableSortedMap<String, ImmutableList<Target>> rebuild(
       ImmutableSortedMap<String, ImmutableList<Target>> byJob, Delta[] deltas, Slots slots) {
-    TreeMap<String, ImmutableList<Target>> out = new TreeMap<>(byJob);
+    ImmutableSortedMap.Builder<String, ImmutableList<Target>> b =
+        ImmutableSortedMap.naturalOrder();
+    for (Map.Entry<String, ImmutableList<Target>> e : byJob.entrySet()) {
+      int job = slots.jobId(e.getKey());
+      if (job >= deltas.length || deltas[job] == null) {
+        b.put(e.getKey(), e.getValue());
+      }
+    }
     for (int job = 0; job < deltas.length; job++) {
       Delta d = deltas[job];
       if (d == null) {
         continue;
       }
       String name = slots.jobName(job);
-      ImmutableList<Target> merged = merge(byJob.getOrDefault(name, ImmutableList.of()), d);
-      if (merged.isEmpty()) {
-        out.remove(name);
-      } else {
-        out.put(name, merged);
+      ImmutableList<Target> old = byJob.isEmpty() ? null : byJob.get(name);
+      ImmutableList<Target> merged = merge(old == null ? ImmutableList.of() : old, d);
+      if (!merged.isEmpty()) {
+        b.put(name, merged);
       }
     }
-    return ImmutableSortedMap.copyOfSorted(out);
+    return b.buildOrThrow();
   }
 
   /** The old list without the delta's removals, with its additions, all in order. */

@@ -1,7 +1,7 @@
 package dev.apportion.allocation.internal.engine;
 
 import dev.apportion.allocation.Target;
-import java.util.Arrays;
+import dev.apportion.allocation.internal.util.LongSort;
 
 /**
  * Sorts slots into {@link TargetOrder} (identity hash as an unsigned number, then the tie-break
@@ -12,6 +12,7 @@ import java.util.Arrays;
 final class SlotOrder {
   private long[] keys = new long[16];
   private int[] copy = new int[16];
+  private final LongSort longSort = new LongSort();
 
   /**
    * Sorts {@code slots[0 .. n)} in place.
@@ -35,7 +36,7 @@ final class SlotOrder {
       // Flipping the sign bit makes the signed sort an unsigned one.
       keys[i] = (prefix | i) ^ Long.MIN_VALUE;
     }
-    Arrays.sort(keys, 0, n);
+    longSort.sort(keys, n);
     System.arraycopy(slots, 0, copy, 0, n);
     long mask = (1L << indexBits) - 1;
     for (int i = 0; i < n; i++) {

@@ -1,16 +1,16 @@
 package dev.apportion.allocation.internal.engine;
 
-import java.util.Arrays;
-
 /**
- * An open-addressing multimap from a 64-bit key (a target's identity hash) to int slots, the
- * engine's index of the targets it knows.
+ * An open-addressing multimap from a 64-bit key (a target's identity hash) to int slots, each
+ * entry carrying one more {@code long} (the target's labels hash): the engine's index of the
+ * targets it knows.
  *
- * <p><b>Design.</b> Linear probing over two parallel arrays, {@code long[] keys} and
- * {@code int[] slots} (a slot is stored plus one, so zero marks an empty cell), kept at most half
- * full; the home cell of a key is its top bits after one more mixing step, so keys that share low
- * bits do not cluster. Deletion shifts later cells of the run back (Knuth's algorithm R), so
- * there are no tombstones and a long-running table never degrades.
+ * <p><b>Design.</b> Linear probing over one {@code long[]} of three-word cells (key, aux,
+ * slot plus one; zero in the third word marks an empty cell), kept at most half full. One cell
+ * holds everything an unchanged re-set needs to recognise a target, so recognising one costs
+ * about one cache miss. The home cell of a key is its top bits after one more mixing step, so
+ * keys that share low bits do not cluster. Deletion shifts later cells of the run back (Knuth's
+ * algorithm R), so there are no tombstones and a long-running table never degrades.
  *
  * <p><b>Collisions.</b> Two distinct targets may share an identity hash. The table never assumes
  * a key names one slot: {@link #find} returns the first cell holding the key and
@@ -19,20 +19,19 @@ import java.util.Arrays;
  * is found in about one probe at this load.
  *
  * <p><b>Cost.</b> Find, insert and remove: O(1) expected, allocation-free except when insert
- * doubles the arrays. Memory: 24 bytes per entry at the worst load (12 bytes a cell, half full).
+ * doubles the array. Memory: 48 bytes per entry at the worst load (24 bytes a cell, half full).
  */
 final class SlotTable {
-  private static final int MIN_CAPACITY = 16;
+  private static final int MIN_CELLS = 16;
 
-  private long[] keys;
-  private int[] slots;
+  /** Cell {@code i} is {@code cells[3i]} key, {@code cells[3i+1]} aux, {@code cells[3i+2]} slot+1. */
+  private long[] cells;
   private int mask;
   private int size;
 
   SlotTable() {
-    keys = new long[MIN_CAPACITY];
-    slots = new int[MIN_CAPACITY];
-    mask = MIN_CAPACITY - 1;
+    cells = new long[3 * MIN_CELLS];
+    mask = MIN_CELLS - 1;
   }
 
   /** The number of entries. */
@@ -49,17 +48,28 @@ final class SlotTable {
    * The first cell holding {@code key}, or -1 when none does.
    *
    * @param key a key
-   * @return a cell, to pass to {@link #slotAt} and {@link #findNext}
+   * @return a cell, to pass to {@link #slotAt}, {@link #auxAt} and {@link #findNext}
    */
   int find(long key) {
     int i = home(key);
-    while (slots[i] != 0) {
-      if (keys[i] == key) {
+    long[] c = cells;
+    while (c[3 * i + 2] != 0) {
+      if (c[3 * i] == key) {
         return i;
       }
       i = (i + 1) & mask;
     }
     return -1;
+  }
+
+  /**
+   * The first word of {@code key}'s home cell: a load with no decision, to warm the cache.
+   *
+   * @param key a key
+   * @return the word (meaningless)
+   */
+  long peek(long key) {
+    return cells[3 * home(key)];
   }
 
   /**
@@ -71,8 +81,9 @@ final class SlotTable {
    */
   int findNext(long key, int cell) {
     int i = (cell + 1) & mask;
-    while (slots[i] != 0) {
-      if (keys[i] == key) {
+    long[] c = cells;
+    while (c[3 * i + 2] != 0) {
+      if (c[3 * i] == key) {
         return i;
       }
       i = (i + 1) & mask;
@@ -87,26 +98,52 @@ final class SlotTable {
    * @return the slot
    */
   int slotAt(int cell) {
-    return slots[cell] - 1;
+    return (int) cells[3 * cell + 2] - 1;
+  }
+
+  /**
+   * The extra word stored in {@code cell}.
+   *
+   * @param cell a cell from {@link #find} or {@link #findNext}
+   * @return the word
+   */
+  long auxAt(int cell) {
+    return cells[3 * cell + 1];
+  }
+
+  /**
+   * Replaces the extra word of {@code cell}.
+   *
+   * @param cell a cell from {@link #find} or {@link #findNext}
+   * @param aux the new word
+   */
+  void setAux(int cell, long aux) {
+    cells[3 * cell + 1] = aux;
   }
 
   /**
    * Adds an entry; the same key may already be present with other slots.
    *
    * @param key the key
+   * @param aux the extra word
    * @param slot the slot, &ge; 0
    */
-  void insert(long key, int slot) {
-    if (2 * (size + 1) > keys.length) {
+  void insert(long key, long aux, int slot) {
+    if (2 * (size + 1) > mask + 1) {
       grow();
     }
+    put(cells, key, aux, slot + 1L);
+    size++;
+  }
+
+  private void put(long[] c, long key, long aux, long slotPlusOne) {
     int i = home(key);
-    while (slots[i] != 0) {
+    while (c[3 * i + 2] != 0) {
       i = (i + 1) & mask;
     }
-    keys[i] = key;
-    slots[i] = slot + 1;
-    size++;
+    c[3 * i] = key;
+    c[3 * i + 1] = aux;
+    c[3 * i + 2] = slotPlusOne;
   }
 
   /**
@@ -117,12 +154,13 @@ final class SlotTable {
    * @throws IllegalStateException if there is no such entry
    */
   void remove(long key, int slot) {
+    long[] c = cells;
     int i = home(key);
     while (true) {
-      if (slots[i] == 0) {
+      if (c[3 * i + 2] == 0) {
         throw new IllegalStateException("no entry for slot " + slot);
       }
-      if (keys[i] == key && slots[i] == slot + 1) {
+      if (c[3 * i] == key && c[3 * i + 2] == slot + 1L) {
         break;
       }
       i = (i + 1) & mask;
@@ -133,43 +171,45 @@ final class SlotTable {
     int j = i;
     while (true) {
       j = (j + 1) & mask;
-      if (slots[j] == 0) {
+      if (c[3 * j + 2] == 0) {
         break;
       }
-      int h = home(keys[j]);
+      int h = home(c[3 * j]);
       boolean between = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
       if (!between) {
-        keys[hole] = keys[j];
-        slots[hole] = slots[j];
+        c[3 * hole] = c[3 * j];
+        c[3 * hole + 1] = c[3 * j + 1];
+        c[3 * hole + 2] = c[3 * j + 2];
         hole = j;
       }
     }
-    slots[hole] = 0;
-    keys[hole] = 0;
+    c[3 * hole] = 0;
+    c[3 * hole + 1] = 0;
+    c[3 * hole + 2] = 0;
     size--;
   }
 
-  /** Forgets every entry, keeping the capacity. */
-  void clear() {
-    Arrays.fill(slots, 0);
-    size = 0;
+  /** Makes room for {@code n} entries without growing on the way. */
+  void reserve(int n) {
+    while (2L * n > mask + 1) {
+      grow();
+    }
   }
 
   private void grow() {
-    long[] oldKeys = keys;
-    int[] oldSlots = slots;
-    keys = new long[oldKeys.length * 2];
-    slots = new int[oldSlots.length * 2];
-    mask = keys.length - 1;
-    for (int c = 0; c < oldKeys.length; c++) {
-      if (oldSlots[c] != 0) {
-        int i = home(oldKeys[c]);
-        while (slots[i] != 0) {
-          i = (i + 1) & mask;
-        }
-        keys[i] = oldKeys[c];
-        slots[i] = oldSlots[c];
+    long[] old = cells;
+    int cellCount = (mask + 1) * 2;
+    cells = new long[3 * cellCount];
+    mask = cellCount - 1;
+    for (int i = 0; i < old.length; i += 3) {
+      if (old[i + 2] != 0) {
+        put(cells, old[i], old[i + 1], old[i + 2]);
       }
     }
+  }
+
+  @Override
+  public String toString() {
+    return "SlotTable[" + size + " of " + (mask + 1) + " cells]";
   }
 }

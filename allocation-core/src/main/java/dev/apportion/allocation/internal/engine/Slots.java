@@ -45,7 +45,6 @@ final class Slots implements Assignment {
 
   private Target[] targets = new Target[16];
   private long[] hashes = new long[16];
-  private long[] labelsHashes = new long[16];
   private int[] owners = new int[16];
   private int[] jobs = new int[16];
   private int[] seen = new int[16];
@@ -63,6 +62,7 @@ final class Slots implements Assignment {
   private IntList spareOrder = new IntList();
 
   private int epoch = 1;
+  private boolean foundSame;
   // The journal of the current operation.
   private final IntList touched = new IntList();
   private final IntList previousOwners = new IntList();
@@ -161,6 +161,14 @@ final class Slots implements Assignment {
 
   // ---- the operation ----
 
+  /** Makes room for {@code n} targets, so a large first call does not grow step by step. */
+  void reserve(int n) {
+    while (targets.length < n) {
+      grow();
+    }
+    table.reserve(n);
+  }
+
   /** Starts an operation: a new epoch for {@link #markSeen} and the journal. */
   void beginOperation() {
     if (++epoch == Integer.MAX_VALUE) {
@@ -171,20 +179,41 @@ final class Slots implements Assignment {
     }
   }
 
+  /** Sum of touched cells, so the JIT keeps the loads of {@link #touch}. */
+  private long touchSink;
+
+  /**
+   * Loads the table cell of each of {@code targets[from .. to)}, so a later {@link #find} of each hits
+   * the cache: independent loads whose misses the processor overlaps.
+   */
+  void touch(List<Target> targets, int from, int to) {
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += table.peek(targets.get(i).hash() & keyMask);
+    }
+    touchSink += sum;
+  }
+
   /**
    * The slot of a known target equal to {@code t} (same identity), or -1. Compares the labels
    * hash first; identities only when it differs.
    */
   int find(Target t) {
     long key = t.hash() & keyMask;
-    long labelsHash = t.labelsHash();
     int cell = table.find(key);
+    if (cell < 0) {
+      return -1;
+    }
+    long labelsHash = t.labelsHash();
     int relabel = -1;
+    foundSame = false;
     while (cell >= 0) {
-      int s = table.slotAt(cell);
-      if (labelsHashes[s] == labelsHash && hashes[s] == t.hash()) {
-        return s;
+      if (table.auxAt(cell) == labelsHash) {
+        // The labels hash covers job, address and every label: the same target, same labels.
+        foundSame = true;
+        return table.slotAt(cell);
       }
+      int s = table.slotAt(cell);
       if (relabel < 0 && targets[s].equals(t)) {
         relabel = s;
       }
@@ -193,9 +222,12 @@ final class Slots implements Assignment {
     return relabel;
   }
 
-  /** Whether the slot's current instance carries exactly {@code t}'s labels. */
-  boolean sameLabels(int slot, Target t) {
-    return labelsHashes[slot] == t.labelsHash();
+  /**
+   * Whether the last {@link #find} that found a slot found it with exactly the labels it was
+   * given (so the target is unchanged), rather than by identity with other labels.
+   */
+  boolean foundSameLabels() {
+    return foundSame;
   }
 
   /** Marks a slot as given in the current call; returns false when it already was. */
@@ -225,17 +257,17 @@ final class Slots implements Assignment {
     }
     targets[slot] = t;
     hashes[slot] = t.hash();
-    labelsHashes[slot] = t.labelsHash();
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
     seen[slot] = epoch;
-    table.insert(t.hash() & keyMask, slot);
+    table.insert(t.hash() & keyMask, t.labelsHash(), slot);
     journal(slot, NEW);
     added.add(slot);
     return slot;
   }
 
-  private int jobId(String job) {
+  /** The id of a job some known target has (or had). */
+  int jobId(String job) {
     Integer id = jobIds.get(job);
     if (id == null) {
       id = jobNames.size();
@@ -254,7 +286,18 @@ final class Slots implements Assignment {
     }
     journal(slot, owners[slot]);
     targets[slot] = t;
-    labelsHashes[slot] = t.labelsHash();
+    setLabelsHash(slot, t.labelsHash());
+  }
+
+  private void setLabelsHash(int slot, long labelsHash) {
+    long key = hashes[slot] & keyMask;
+    for (int cell = table.find(key); cell >= 0; cell = table.findNext(key, cell)) {
+      if (table.slotAt(cell) == slot) {
+        table.setAux(cell, labelsHash);
+        return;
+      }
+    }
+    throw new IllegalStateException("slot " + slot + " is not in the table");
   }
 
   /**
@@ -385,10 +428,11 @@ final class Slots implements Assignment {
     for (int i = 0; i < relabeled.size(); i++) {
       int s = relabeled.get(i);
       Target from = relabeledFrom.get(i);
-      if (from.labelsHash() == labelsHashes[s]) {
+      if (from.labelsHash() == targets[s].labelsHash()) {
         relabeledIn[s] = 0;
         // Keep the instance the snapshot already holds: nothing changed.
         targets[s] = from;
+        setLabelsHash(s, from.labelsHash());
         continue;
       }
       relabeled.set(w, s);
@@ -427,7 +471,6 @@ final class Slots implements Assignment {
     int n = targets.length * 2;
     targets = Arrays.copyOf(targets, n);
     hashes = Arrays.copyOf(hashes, n);
-    labelsHashes = Arrays.copyOf(labelsHashes, n);
     owners = Arrays.copyOf(owners, n);
     jobs = Arrays.copyOf(jobs, n);
     seen = Arrays.copyOf(seen, n);

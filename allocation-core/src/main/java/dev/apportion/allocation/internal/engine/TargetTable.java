@@ -90,6 +90,12 @@ final class TargetTable implements Iterable<Target> {
     if (count == 0) {
       return this;
     }
+    int grown = idealBits(size + count);
+    if (grown - bits >= 2) {
+      // A change much larger than the table (a first placement): reshard first, so the change
+      // is merged into small shards instead of one huge shard that is resharded after.
+      return reshard(grown).apply(targets, owners, count);
+    }
     Shard[] next = shards.clone();
     int newSize = size;
     int i = 0;
