@@ -22,17 +22,18 @@ import java.util.Arrays;
  * of the least load {@code L}, and moves it to {@code L + 1}. So the collectors at load {@code L}
  * (the <em>level</em>) only leave it until it is empty, and while one is in the level its count of
  * each job is frozen (it would leave the level on receiving any target). For each job met at a
- * level, the level's collectors are ordered once by (count of that job, name), with a counting
- * sort; a placement takes the first of that order still in the level. When the level empties, the
- * next one is the collectors just promoted plus those already at {@code L + 1}.
+ * level, one pass collects, in name order, the level's collectors with the fewest targets of that
+ * job; a placement takes the first of them still in the level, and only when all have left does
+ * another pass collect the next fewest. When the level empties, the next one is the collectors
+ * just promoted plus those already at {@code L + 1}.
  *
  * <p><b>Guarantees.</b> Never moves a target whose collector lives: removing a collector moves
  * only its targets, adding one moves nothing (a new collector receives only new or orphaned
  * targets; it never rebalances). Spreads each job evenly when targets arrive together.
  *
  * <p><b>Cost.</b> Per call that places anything: O(c log c) to order the collectors by load.
- * Per placement: O(1) amortized, plus, once per job met at each level, O(level size) to order the
- * level for that job. A full placement of {@code n} targets over {@code c} collectors and {@code j}
+ * Per placement: O(1) amortized, plus, once per job met at each level and per distinct count of
+ * that job among the level's collectors, one pass over the level. A full placement of {@code n} targets over {@code c} collectors and {@code j}
  * jobs costs about O(n + (n / c) * j * c) = O(n * j) in the worst case, O(n) when the jobs are
  * few; upstream's costs O(n * c).
  */
@@ -45,7 +46,8 @@ final class LeastWeightedPlacer implements Placer {
   private int[][] jobOrder = new int[0][];
   private int[] jobStamp = new int[0];
   private int[] jobCursor = new int[0];
-  private int[] counts = new int[0];
+  private int[] jobCount = new int[0];
+  private int[] jobMin = new int[0];
   private final IntList promoted = new IntList();
 
   @Override
@@ -134,63 +136,57 @@ final class LeastWeightedPlacer implements Placer {
       int n = Math.max(job + 1, jobStamp.length * 2);
       jobStamp = Arrays.copyOf(jobStamp, n);
       jobCursor = Arrays.copyOf(jobCursor, n);
+      jobCount = Arrays.copyOf(jobCount, n);
+      jobMin = Arrays.copyOf(jobMin, n);
       jobOrder = Arrays.copyOf(jobOrder, n);
     }
     if (jobStamp[job] != levelStamp) {
-      orderLevel(job, members);
       jobStamp[job] = levelStamp;
-      jobCursor[job] = 0;
+      collectLeast(job, members, -1);
     }
-    int[] order = jobOrder[job];
-    int k = jobCursor[job];
-    while (!inLevel[order[k]]) {
-      k++;
+    while (true) {
+      int[] order = jobOrder[job];
+      for (int k = jobCursor[job]; k < jobCount[job]; k++) {
+        if (inLevel[order[k]]) {
+          jobCursor[job] = k + 1;
+          return order[k];
+        }
+      }
+      // Every collector of the least count has left the level: the level's remaining ones all
+      // hold more of this job.
+      collectLeast(job, members, jobMin[job]);
     }
-    jobCursor[job] = k + 1;
-    return order[k];
   }
 
-  /** Orders the level (name order) by count of {@code job}, stably: a counting sort. */
-  private void orderLevel(int job, Members members) {
+  /**
+   * Collects, in name order, the collectors still in the level that hold the fewest targets of
+   * {@code job} among those holding more than {@code above}: one pass over the level.
+   */
+  private void collectLeast(int job, Members members, int above) {
     int[] order = jobOrder[job];
     if (order == null || order.length < levelSize) {
       order = new int[Math.max(levelSize, 16)];
       jobOrder[job] = order;
     }
     int min = Integer.MAX_VALUE;
-    int max = 0;
+    int count = 0;
     for (int i = 0; i < levelSize; i++) {
-      int j = members.get(level[i]).jobLoad(job);
-      min = Math.min(min, j);
-      max = Math.max(max, j);
-    }
-    int range = max - min + 1;
-    if (range > 4 * levelSize + 64) {
-      long[] keys = new long[levelSize];
-      for (int i = 0; i < levelSize; i++) {
-        keys[i] = ((long) members.get(level[i]).jobLoad(job) << 32) | level[i];
+      int idx = level[i];
+      if (!inLevel[idx]) {
+        continue;
       }
-      Arrays.sort(keys);
-      for (int i = 0; i < levelSize; i++) {
-        order[i] = (int) keys[i];
+      int j = members.get(idx).jobLoad(job);
+      if (j <= above || j > min) {
+        continue;
       }
-      return;
+      if (j < min) {
+        min = j;
+        count = 0;
+      }
+      order[count++] = idx;
     }
-    if (counts.length < range + 1) {
-      counts = new int[Math.max(range + 1, counts.length * 2)];
-    }
-    Arrays.fill(counts, 0, range + 1, 0);
-    // The level is in name order: it is built from parts in name order, and only flags change.
-    int[] sortedLevel = level;
-    for (int i = 0; i < levelSize; i++) {
-      counts[members.get(sortedLevel[i]).jobLoad(job) - min + 1]++;
-    }
-    for (int r = 1; r <= range; r++) {
-      counts[r] += counts[r - 1];
-    }
-    for (int i = 0; i < levelSize; i++) {
-      int idx = sortedLevel[i];
-      order[counts[members.get(idx).jobLoad(job) - min]++] = idx;
-    }
+    jobMin[job] = min;
+    jobCount[job] = count;
+    jobCursor[job] = 0;
   }
 }

@@ -28,14 +28,18 @@ import dev.apportion.allocation.ring.HashRings;
  */
 final class RendezvousPlacer implements Placer {
 
-  /** The index of the member with the highest score for {@code key}; ties to the lower index. */
+  /**
+   * The index of the member with the highest score for {@code key}; ties to the lower index. A
+   * four-lane unrolled variant measured no faster (each score is two dependent multiplies, so
+   * the loop is bound by multiply throughput, not by the comparison chain).
+   */
   static int best(long[] hashes, long key) {
     int best = 0;
-    long bestScore = HashRings.rendezvousScore(hashes[0], key);
+    long top = HashRings.rendezvousScore(hashes[0], key);
     for (int i = 1; i < hashes.length; i++) {
       long s = HashRings.rendezvousScore(hashes[i], key);
-      if (s > bestScore) {
-        bestScore = s;
+      if (s > top) {
+        top = s;
         best = i;
       }
     }
