@@ -267,6 +267,7 @@ public final class Engine implements Allocator {
           Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
           Collections.unmodifiableList(renodedMembers), orphans), slots);
     }
+    orphans.reset();
     publish(Cause.SET_COLLECTORS, before, start, changed);
     return removed;
   }

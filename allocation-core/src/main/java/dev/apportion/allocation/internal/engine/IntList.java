@@ -75,6 +75,20 @@ public final class IntList {
     values[size++] = value;
   }
 
+  /** Above this capacity, {@link #reset} gives the memory back. */
+  private static final int RETAINED_MAX = 1 << 14;
+
+  /**
+   * Empties the list, and drops its array when a large operation grew it past a few thousand
+   * values, so that scratch lists do not hold memory proportional to the largest call ever made.
+   */
+  public void reset() {
+    size = 0;
+    if (values.length > RETAINED_MAX) {
+      values = new int[8];
+    }
+  }
+
   /** Empties the list, keeping its capacity. */
   public void clear() {
     size = 0;

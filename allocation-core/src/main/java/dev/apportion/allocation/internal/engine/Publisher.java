@@ -145,6 +145,7 @@ final class Publisher {
       unassigned = unassigned(slots);
     }
     clearDeltas();
+    visit.reset();
     return new Result(new Snapshot(collectorSet, entries, table, unassigned),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
         wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,

@@ -7,9 +7,12 @@ import dev.apportion.allocation.internal.util.LongSort;
  * Sorts slots into {@link TargetOrder} (identity hash as an unsigned number, then the tie-break
  * for equal hashes) by primitive keys: each slot's hash prefix with the element's position in
  * the low bits, so one {@code long[]} sort orders both, then an insertion pass that is linear
- * unless hash prefixes collide. Owns its scratch array, reused across calls.
+ * unless hash prefixes collide. Owns its scratch arrays, reused across calls up to a size.
  */
 final class SlotOrder {
+  /** Scratch larger than this many entries is dropped after use. */
+  private static final int RETAINED_MAX = 1 << 14;
+
   private long[] keys = new long[16];
   private int[] copy = new int[16];
   private final LongSort longSort = new LongSort();
@@ -50,6 +53,12 @@ final class SlotOrder {
         j--;
       }
       slots[j + 1] = s;
+    }
+    if (keys.length > RETAINED_MAX) {
+      // A large sort (a first placement) is rare: do not keep its scratch for the small ones.
+      keys = new long[16];
+      copy = new int[16];
+      longSort.release();
     }
   }
 

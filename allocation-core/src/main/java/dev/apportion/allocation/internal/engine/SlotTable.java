@@ -6,10 +6,11 @@ package dev.apportion.allocation.internal.engine;
  * targets it knows.
  *
  * <p><b>Design.</b> Linear probing over one {@code long[]} of three-word cells (key, aux,
- * slot plus one; zero in the third word marks an empty cell), kept at most half full. One cell
+ * slot plus one; zero in the third word marks an empty cell), kept at most two thirds full. One cell
  * holds everything an unchanged re-set needs to recognise a target, so recognising one costs
- * about one cache miss. The home cell of a key is its top bits after one more mixing step, so
- * keys that share low bits do not cluster. Deletion shifts later cells of the run back (Knuth's
+ * about one cache miss. The home cell of a key is its top bits after one more mixing step, scaled
+ * to the capacity (which need not be a power of two, so a reserved table fits its load), so keys
+ * that share low bits do not cluster. Deletion shifts later cells of the run back (Knuth's
  * algorithm R), so there are no tombstones and a long-running table never degrades.
  *
  * <p><b>Collisions.</b> Two distinct targets may share an identity hash. The table never assumes
@@ -19,19 +20,20 @@ package dev.apportion.allocation.internal.engine;
  * is found in about one probe at this load.
  *
  * <p><b>Cost.</b> Find, insert and remove: O(1) expected, allocation-free except when insert
- * doubles the array. Memory: 48 bytes per entry at the worst load (24 bytes a cell, half full).
+ * doubles the array. Memory: 24 bytes a cell, 36 to 72 bytes per entry (two thirds to one third full).
  */
 final class SlotTable {
   private static final int MIN_CELLS = 16;
 
   /** Cell {@code i} is {@code cells[3i]} key, {@code cells[3i+1]} aux, {@code cells[3i+2]} slot+1. */
   private long[] cells;
-  private int mask;
+  /** The number of cells: any size (not a power of two), so the table can fit its load. */
+  private int capacity;
   private int size;
 
   SlotTable() {
     cells = new long[3 * MIN_CELLS];
-    mask = MIN_CELLS - 1;
+    capacity = MIN_CELLS;
   }
 
   /** The number of entries. */
@@ -41,7 +43,8 @@ final class SlotTable {
 
   private int home(long key) {
     long z = key * 0x9E3779B97F4A7C15L;
-    return (int) (z >>> 40) & mask;
+    // Lemire's multiply-shift range reduction of the top 32 bits: any capacity, no division.
+    return (int) (((z >>> 32) * capacity) >>> 32);
   }
 
   /**
@@ -57,9 +60,14 @@ final class SlotTable {
       if (c[3 * i] == key) {
         return i;
       }
-      i = (i + 1) & mask;
+      i = next(i);
     }
     return -1;
+  }
+
+  private int next(int cell) {
+    int n = cell + 1;
+    return n == capacity ? 0 : n;
   }
 
   /**
@@ -80,13 +88,13 @@ final class SlotTable {
    * @return the next cell, or -1
    */
   int findNext(long key, int cell) {
-    int i = (cell + 1) & mask;
+    int i = next(cell);
     long[] c = cells;
     while (c[3 * i + 2] != 0) {
       if (c[3 * i] == key) {
         return i;
       }
-      i = (i + 1) & mask;
+      i = next(i);
     }
     return -1;
   }
@@ -129,8 +137,8 @@ final class SlotTable {
    * @param slot the slot, &ge; 0
    */
   void insert(long key, long aux, int slot) {
-    if (2 * (size + 1) > mask + 1) {
-      grow();
+    if (3L * (size + 1) > 2L * capacity) {
+      resize(capacity * 2);
     }
     put(cells, key, aux, slot + 1L);
     size++;
@@ -139,7 +147,7 @@ final class SlotTable {
   private void put(long[] c, long key, long aux, long slotPlusOne) {
     int i = home(key);
     while (c[3 * i + 2] != 0) {
-      i = (i + 1) & mask;
+      i = next(i);
     }
     c[3 * i] = key;
     c[3 * i + 1] = aux;
@@ -163,14 +171,14 @@ final class SlotTable {
       if (c[3 * i] == key && c[3 * i + 2] == slot + 1L) {
         break;
       }
-      i = (i + 1) & mask;
+      i = next(i);
     }
     // Knuth's algorithm R: move back every later cell of the run whose home is not between the
     // hole and it (cyclically), so every remaining key stays reachable from its home.
     int hole = i;
     int j = i;
     while (true) {
-      j = (j + 1) & mask;
+      j = next(j);
       if (c[3 * j + 2] == 0) {
         break;
       }
@@ -191,16 +199,16 @@ final class SlotTable {
 
   /** Makes room for {@code n} entries without growing on the way. */
   void reserve(int n) {
-    while (2L * n > mask + 1) {
-      grow();
+    long wanted = 3L * n / 2 + 1;
+    if (wanted > capacity) {
+      resize((int) Math.min(Integer.MAX_VALUE / 3, wanted));
     }
   }
 
-  private void grow() {
+  private void resize(int cellCount) {
     long[] old = cells;
-    int cellCount = (mask + 1) * 2;
     cells = new long[3 * cellCount];
-    mask = cellCount - 1;
+    capacity = cellCount;
     for (int i = 0; i < old.length; i += 3) {
       if (old[i + 2] != 0) {
         put(cells, old[i], old[i + 1], old[i + 2]);
@@ -210,6 +218,6 @@ final class SlotTable {
 
   @Override
   public String toString() {
-    return "SlotTable[" + size + " of " + (mask + 1) + " cells]";
+    return "SlotTable[" + size + " of " + capacity + " cells]";
   }
 }

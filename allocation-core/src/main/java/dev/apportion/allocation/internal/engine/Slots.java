@@ -47,9 +47,15 @@ final class Slots implements Assignment {
   private long[] hashes = new long[16];
   private int[] owners = new int[16];
   private int[] jobs = new int[16];
-  private int[] seen = new int[16];
-  private int[] touchedIn = new int[16];
-  private int[] relabeledIn = new int[16];
+  /**
+   * By slot: what the current operation did to it, as {@code epoch << 3 | flags}; a mark of
+   * another epoch means nothing. One array instead of one per flag.
+   */
+  private int[] marks = new int[16];
+  private static final int SEEN = 1;
+  private static final int TOUCHED = 2;
+  private static final int RELABELED = 4;
+  private static final int EPOCH_MAX = (1 << 28) - 1;
   private int highWater;
   private final IntList free = new IntList();
 
@@ -59,7 +65,6 @@ final class Slots implements Assignment {
   private Member[] membersById = new Member[16];
 
   private IntList order = new IntList();
-  private IntList spareOrder = new IntList();
 
   private int epoch = 1;
   private boolean foundSame;
@@ -163,18 +168,26 @@ final class Slots implements Assignment {
 
   /** Makes room for {@code n} targets, so a large first call does not grow step by step. */
   void reserve(int n) {
-    while (targets.length < n) {
-      grow();
+    if (targets.length < n) {
+      resize(n);
     }
     table.reserve(n);
   }
 
+  private boolean has(int slot, int flag) {
+    int m = marks[slot];
+    return (m >>> 3) == epoch && (m & flag) != 0;
+  }
+
+  private void mark(int slot, int flag) {
+    int m = marks[slot];
+    marks[slot] = (m >>> 3) == epoch ? m | flag : epoch << 3 | flag;
+  }
+
   /** Starts an operation: a new epoch for {@link #markSeen} and the journal. */
   void beginOperation() {
-    if (++epoch == Integer.MAX_VALUE) {
-      Arrays.fill(seen, 0);
-      Arrays.fill(touchedIn, 0);
-      Arrays.fill(relabeledIn, 0);
+    if (++epoch == EPOCH_MAX) {
+      Arrays.fill(marks, 0);
       epoch = 1;
     }
   }
@@ -232,15 +245,15 @@ final class Slots implements Assignment {
 
   /** Marks a slot as given in the current call; returns false when it already was. */
   boolean markSeen(int slot) {
-    if (seen[slot] == epoch) {
+    if (has(slot, SEEN)) {
       return false;
     }
-    seen[slot] = epoch;
+    mark(slot, SEEN);
     return true;
   }
 
   boolean wasSeen(int slot) {
-    return seen[slot] == epoch;
+    return has(slot, SEEN);
   }
 
   /** A new target: a slot, unassigned, given in this call, journaled as new. */
@@ -259,7 +272,7 @@ final class Slots implements Assignment {
     hashes[slot] = t.hash();
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
-    seen[slot] = epoch;
+    marks[slot] = epoch << 3 | SEEN;
     table.insert(t.hash() & keyMask, t.labelsHash(), slot);
     journal(slot, NEW);
     added.add(slot);
@@ -279,8 +292,8 @@ final class Slots implements Assignment {
 
   /** Carries a known target's new labels; journals the first relabel of the operation. */
   void relabel(int slot, Target t) {
-    if (relabeledIn[slot] != epoch) {
-      relabeledIn[slot] = epoch;
+    if (!has(slot, RELABELED)) {
+      mark(slot, RELABELED);
       relabeled.add(slot);
       relabeledFrom.add(targets[slot]);
     }
@@ -309,7 +322,7 @@ final class Slots implements Assignment {
     int[] o = order.array();
     boolean anyRemoved = false;
     for (int i = 0; i < n; i++) {
-      if (seen[o[i]] != epoch) {
+      if (!has(o[i], SEEN)) {
         anyRemoved = true;
         break;
       }
@@ -318,15 +331,13 @@ final class Slots implements Assignment {
       return;
     }
     sorter.sort(added.array(), added.size(), hashes, targets);
-    IntList next = spareOrder;
-    next.clear();
-    next.ensureCapacity(n + added.size());
+    IntList next = new IntList(n + added.size());
     int a = 0;
     int[] ad = added.array();
     int addedCount = added.size();
     for (int i = 0; i < n; i++) {
       int s = o[i];
-      if (seen[s] != epoch) {
+      if (!has(s, SEEN)) {
         int owner = owners[s];
         journal(s, owner);
         if (owner >= 0) {
@@ -344,7 +355,6 @@ final class Slots implements Assignment {
     while (a < addedCount) {
       next.add(ad[a++]);
     }
-    spareOrder = order;
     order = next;
   }
 
@@ -380,8 +390,8 @@ final class Slots implements Assignment {
   }
 
   private void journal(int slot, int previousOwner) {
-    if (touchedIn[slot] != epoch) {
-      touchedIn[slot] = epoch;
+    if (!has(slot, TOUCHED)) {
+      mark(slot, TOUCHED);
       touched.add(slot);
       previousOwners.add(previousOwner);
     }
@@ -429,7 +439,7 @@ final class Slots implements Assignment {
       int s = relabeled.get(i);
       Target from = relabeledFrom.get(i);
       if (from.labelsHash() == targets[s].labelsHash()) {
-        relabeledIn[s] = 0;
+        marks[s] &= ~RELABELED;
         // Keep the instance the snapshot already holds: nothing changed.
         targets[s] = from;
         setLabelsHash(s, from.labelsHash());
@@ -444,11 +454,11 @@ final class Slots implements Assignment {
 
   /** Whether the slot's labels changed in this operation (after {@link #settleRelabels}). */
   boolean isRelabeled(int slot) {
-    return relabeledIn[slot] == epoch;
+    return has(slot, RELABELED);
   }
 
   boolean isTouched(int slot) {
-    return touchedIn[slot] == epoch;
+    return has(slot, TOUCHED);
   }
 
   /** Frees the removed slots and forgets the journal. */
@@ -459,22 +469,23 @@ final class Slots implements Assignment {
       targets[s] = null;
       free.add(s);
     }
-    touched.clear();
-    previousOwners.clear();
-    added.clear();
-    removed.clear();
-    relabeled.clear();
+    touched.reset();
+    previousOwners.reset();
+    added.reset();
+    removed.reset();
+    relabeled.reset();
     relabeledFrom.clear();
   }
 
   private void grow() {
-    int n = targets.length * 2;
+    resize(targets.length * 2);
+  }
+
+  private void resize(int n) {
     targets = Arrays.copyOf(targets, n);
     hashes = Arrays.copyOf(hashes, n);
     owners = Arrays.copyOf(owners, n);
     jobs = Arrays.copyOf(jobs, n);
-    seen = Arrays.copyOf(seen, n);
-    touchedIn = Arrays.copyOf(touchedIn, n);
-    relabeledIn = Arrays.copyOf(relabeledIn, n);
+    marks = Arrays.copyOf(marks, n);
   }
 }

@@ -66,6 +66,11 @@ public final class LongSort {
     }
   }
 
+  /** Drops the scratch buffer (after a large sort, so that it is not retained). */
+  public void release() {
+    buffer = new long[0];
+  }
+
   /** The digit of {@code key} at {@code shift}, the top one with its sign bit flipped. */
   private static int digit(long key, int shift) {
     long d = key >>> shift;
