@@ -2,7 +2,6 @@ package dev.apportion.allocation.internal.engine;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
-import com.google.common.collect.ImmutableSortedMap;
 import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
@@ -11,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Turns the journal of one operation ({@link Slots}) into the next immutable {@link Snapshot},
@@ -136,9 +134,23 @@ final class Publisher {
       }
       collectorSet = b.build();
     }
-    ImmutableMap<String, Snapshot.Entry> entries = before.entries;
-    if (collectorsChanged || !deltaMembers.isEmpty()) {
+    ImmutableMap<String, Integer> indexByName = before.indexByName;
+    JobLists[] entries = before.entries;
+    if (collectorsChanged) {
+      ImmutableMap.Builder<String, Integer> b = ImmutableMap.builderWithExpectedSize(members.size());
+      for (Member m : members) {
+        b.put(m.name(), m.index());
+      }
+      indexByName = b.buildOrThrow();
       entries = entries(members, before, slots);
+    } else if (!deltaMembers.isEmpty()) {
+      entries = entries.clone();
+      for (int i = 0; i < deltaMembers.size(); i++) {
+        Member m = slots.member(deltaMembers.get(i));
+        if (isCurrent(members, m)) {
+          entries[m.index()] = rebuild(entries[m.index()], deltas[m.id()], slots);
+        }
+      }
     }
     ImmutableSortedSet<Target> unassigned = before.unassigned;
     if (unassignedChanged) {
@@ -146,7 +158,7 @@ final class Publisher {
     }
     clearDeltas();
     visit.reset();
-    return new Result(new Snapshot(collectorSet, entries, table, unassigned),
+    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
         wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,
         reassigned);
@@ -229,49 +241,50 @@ final class Publisher {
     deltaMembers.clear();
   }
 
-  private ImmutableMap<String, Snapshot.Entry> entries(Members members, Snapshot before,
-      Slots slots) {
-    ImmutableMap.Builder<String, Snapshot.Entry> b =
-        ImmutableMap.builderWithExpectedSize(members.size());
+  /** Every member's entry after a change of the collector set. */
+  private JobLists[] entries(Members members, Snapshot before, Slots slots) {
+    JobLists[] out = new JobLists[members.size()];
     for (Member m : members) {
-      Snapshot.Entry e = before.entries.get(m.name());
+      JobLists e = before.entry(m.name());
       if (e == null) {
-        e = new Snapshot.Entry(m.collector(), ImmutableSortedMap.of());
+        e = JobLists.empty(m.collector());
       } else if (!e.collector.equals(m.collector())) {
         e = e.withCollector(m.collector());
       }
       Delta[] d = m.id() < deltas.length ? deltas[m.id()] : null;
       if (d != null) {
-        e = new Snapshot.Entry(e.collector, rebuild(e.byJob, d, slots));
+        e = rebuild(e, d, slots);
       }
-      b.put(m.name(), e);
+      out[m.index()] = e;
     }
-    return b.buildOrThrow();
+    return out;
   }
 
-  private static ImmutableSortedMap<String, ImmutableList<Target>> rebuild(
-      ImmutableSortedMap<String, ImmutableList<Target>> byJob, Delta[] deltas, Slots slots) {
-    ImmutableSortedMap.Builder<String, ImmutableList<Target>> b =
-        ImmutableSortedMap.naturalOrder();
-    for (Map.Entry<String, ImmutableList<Target>> e : byJob.entrySet()) {
-      int job = slots.jobId(e.getKey());
-      if (job >= deltas.length || deltas[job] == null) {
-        b.put(e.getKey(), e.getValue());
+  /** One member's entry with its deltas applied: only the lists of the touched jobs change. */
+  @SuppressWarnings("unchecked")
+  private JobLists rebuild(JobLists old, Delta[] deltas, Slots slots) {
+    int n = 0;
+    for (Delta d : deltas) {
+      if (d != null) {
+        n++;
       }
     }
+    String[] jobs = new String[n];
+    int w = 0;
     for (int job = 0; job < deltas.length; job++) {
-      Delta d = deltas[job];
-      if (d == null) {
-        continue;
-      }
-      String name = slots.jobName(job);
-      ImmutableList<Target> old = byJob.isEmpty() ? null : byJob.get(name);
-      ImmutableList<Target> merged = merge(old == null ? ImmutableList.of() : old, d);
-      if (!merged.isEmpty()) {
-        b.put(name, merged);
+      if (deltas[job] != null) {
+        jobs[w++] = slots.jobName(job);
       }
     }
-    return b.buildOrThrow();
+    Arrays.sort(jobs);
+    ImmutableList<Target>[] lists =
+        (ImmutableList<Target>[]) new ImmutableList<?>[n];
+    for (int i = 0; i < n; i++) {
+      Delta d = deltas[slots.jobId(jobs[i])];
+      List<Target> previous = old.targets(jobs[i]);
+      lists[i] = merge((ImmutableList<Target>) previous, d);
+    }
+    return old.with(jobs, lists, n);
   }
 
   /** The old list without the delta's removals, with its additions, all in order. */

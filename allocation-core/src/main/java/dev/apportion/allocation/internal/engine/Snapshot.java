@@ -2,7 +2,6 @@ package dev.apportion.allocation.internal.engine;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
-import com.google.common.collect.ImmutableSortedMap;
 import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Collector;
@@ -19,39 +18,22 @@ import java.util.Set;
  * lists. Publishing one is a single volatile write in the {@link Engine}.
  */
 final class Snapshot implements Allocation {
-  /** One collector's part of a snapshot. */
-  static final class Entry {
-    final Collector collector;
-    final int count;
-    final ImmutableSortedMap<String, ImmutableList<Target>> byJob;
-
-    Entry(Collector collector, ImmutableSortedMap<String, ImmutableList<Target>> byJob) {
-      this.collector = collector;
-      this.byJob = byJob;
-      int c = 0;
-      for (List<Target> l : byJob.values()) {
-        c += l.size();
-      }
-      this.count = c;
-    }
-
-    Entry withCollector(Collector c) {
-      return new Entry(c, byJob);
-    }
-  }
-
   static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
-      TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build());
+      new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build());
 
   final ImmutableSortedSet<Collector> collectors;
-  final ImmutableMap<String, Entry> entries;
+  /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
+  final ImmutableMap<String, Integer> indexByName;
+  /** Per collector, in name order. */
+  final JobLists[] entries;
   final TargetTable table;
   final ImmutableSortedSet<Target> unassigned;
   private final Set<Target> targetsView;
 
-  Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Entry> entries,
-      TargetTable table, ImmutableSortedSet<Target> unassigned) {
+  Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Integer> indexByName,
+      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned) {
     this.collectors = collectors;
+    this.indexByName = indexByName;
     this.entries = entries;
     this.table = table;
     this.unassigned = unassigned;
@@ -78,25 +60,27 @@ final class Snapshot implements Allocation {
     return unassigned;
   }
 
+  /** The entry of a collector, or null. */
+  JobLists entry(String collector) {
+    Integer i = indexByName.get(collector);
+    return i == null ? null : entries[i];
+  }
+
   @Override
   public List<Target> targetsFor(String collector, String job) {
-    Entry e = entries.get(collector);
-    if (e == null) {
-      return ImmutableList.of();
-    }
-    ImmutableList<Target> l = e.byJob.get(job);
-    return l == null ? ImmutableList.of() : l;
+    JobLists e = entry(collector);
+    return e == null ? ImmutableList.of() : e.targets(job);
   }
 
   @Override
   public Set<String> jobsFor(String collector) {
-    Entry e = entries.get(collector);
-    return e == null ? ImmutableSortedSet.of() : e.byJob.keySet();
+    JobLists e = entry(collector);
+    return e == null ? ImmutableSortedSet.of() : e.jobs();
   }
 
   @Override
   public int targetCount(String collector) {
-    Entry e = entries.get(collector);
+    JobLists e = entry(collector);
     return e == null ? 0 : e.count;
   }
 
