@@ -32,14 +32,24 @@ final class Publisher {
 
   /** One collector's change to one job's list: removals and additions, each in order. */
   private static final class Delta {
-    final List<Target> adds = new ArrayList<>();
-    List<Target> removes;
+    private static final Target[] NONE = {};
+    Target[] adds = new Target[2];
+    int addCount;
+    Target[] removes = NONE;
+    int removeCount;
+
+    void add(Target t) {
+      if (addCount == adds.length) {
+        adds = Arrays.copyOf(adds, addCount * 2);
+      }
+      adds[addCount++] = t;
+    }
 
     void remove(Target t) {
-      if (removes == null) {
-        removes = new ArrayList<>();
+      if (removeCount == removes.length) {
+        removes = Arrays.copyOf(removes, Math.max(2, removeCount * 2));
       }
-      removes.add(t);
+      removes[removeCount++] = t;
     }
   }
 
@@ -100,7 +110,7 @@ final class Publisher {
           delta(fromId, slots.job(s), slots).remove(instance);
         }
         if (toMember != null) {
-          delta(toId, slots.job(s), slots).adds.add(instance);
+          delta(toId, slots.job(s), slots).add(instance);
         }
         if (fromId >= 0 && !removed) {
           reassigned++;
@@ -108,7 +118,7 @@ final class Publisher {
       } else if (toId >= 0 && relabeled) {
         Delta d = delta(toId, slots.job(s), slots);
         d.remove(instance);
-        d.adds.add(instance);
+        d.add(instance);
       }
       if (removed) {
         if (from != Slots.NEW) {
@@ -180,12 +190,11 @@ final class Publisher {
     int k = touched.size();
     visit.clear();
     visit.ensureCapacity(k);
+    if (previous.length < slots.capacity()) {
+      previous = new int[slots.capacity()];
+    }
     for (int i = 0; i < k; i++) {
-      int s = touched.get(i);
-      if (s >= previous.length) {
-        previous = Arrays.copyOf(previous, Math.max(s + 1, previous.length * 2));
-      }
-      previous[s] = owners.get(i);
+      previous[touched.get(i)] = owners.get(i);
     }
     if (k * 4L < slots.known()) {
       System.arraycopy(touched.array(), 0, visit.array(), 0, k);
@@ -289,32 +298,34 @@ final class Publisher {
 
   /** The old list without the delta's removals, with its additions, all in order. */
   private static ImmutableList<Target> merge(ImmutableList<Target> old, Delta d) {
-    if (old.isEmpty() && d.removes == null) {
-      return ImmutableList.copyOf(d.adds);
+    Target[] adds = d.adds;
+    int addCount = d.addCount;
+    if (old.isEmpty()) {
+      return ImmutableList.copyOf(Arrays.asList(adds).subList(0, addCount));
     }
-    List<Target> adds = d.adds;
-    List<Target> removes = d.removes == null ? List.of() : d.removes;
-    ImmutableList.Builder<Target> next =
-        ImmutableList.builderWithExpectedSize(old.size() + adds.size());
+    Target[] removes = d.removes;
+    int removeCount = d.removeCount;
+    Target[] next = new Target[old.size() + addCount];
+    int w = 0;
     int a = 0;
     int r = 0;
     for (Target t : old) {
-      while (r < removes.size() && TargetOrder.compare(removes.get(r), t) < 0) {
+      while (r < removeCount && TargetOrder.compare(removes[r], t) < 0) {
         r++;
       }
-      if (r < removes.size() && TargetOrder.compare(removes.get(r), t) == 0) {
+      if (r < removeCount && TargetOrder.compare(removes[r], t) == 0) {
         r++;
         continue;
       }
-      while (a < adds.size() && TargetOrder.compare(adds.get(a), t) < 0) {
-        next.add(adds.get(a++));
+      while (a < addCount && TargetOrder.compare(adds[a], t) < 0) {
+        next[w++] = adds[a++];
       }
-      next.add(t);
+      next[w++] = t;
     }
-    for (; a < adds.size(); a++) {
-      next.add(adds.get(a));
+    while (a < addCount) {
+      next[w++] = adds[a++];
     }
-    return next.build();
+    return ImmutableList.copyOf(Arrays.asList(next).subList(0, w));
   }
 
   private static ImmutableSortedSet<Target> unassigned(Slots slots) {

@@ -172,6 +172,18 @@ final class Slots implements Assignment {
       resize(n);
     }
     table.reserve(n);
+    // A call that brings many new targets journals each: size the journal once.
+    int adds = n - known();
+    if (adds > 0) {
+      touched.ensureCapacity(adds);
+      previousOwners.ensureCapacity(adds);
+      added.ensureCapacity(adds);
+    }
+  }
+
+  /** The capacity of the per-slot arrays: every slot is below it. */
+  int capacity() {
+    return targets.length;
   }
 
   private boolean has(int slot, int flag) {
