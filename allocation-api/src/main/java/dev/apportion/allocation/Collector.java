@@ -52,7 +52,8 @@ public final class Collector implements Comparable<Collector> {
    * A collector running on {@code node}.
    *
    * @param name the collector's unique name; not null, not blank
-   * @param node the node it runs on; null or empty for "no node"
+   * @param node the node it runs on; null, empty or blank (whitespace only) for "no node": a
+   *     blank node is normalized to none, never kept as a node
    * @return the collector
    * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is blank
@@ -62,7 +63,7 @@ public final class Collector implements Comparable<Collector> {
     if (name.isBlank()) {
       throw new IllegalArgumentException("collector name must not be blank: '" + name + "'");
     }
-    return new Collector(name, node == null || node.isEmpty() ? null : node);
+    return new Collector(name, node == null || node.isBlank() ? null : node);
   }
 
   /**

@@ -134,7 +134,8 @@ public final class Target {
    *     those never change).
    * @return the target
    * @throws NullPointerException if an argument, a label name or a label value is null
-   * @throws IllegalArgumentException if {@code job} or {@code address} is blank
+   * @throws IllegalArgumentException if {@code job} or {@code address} is blank, or a label name
+   *     is empty (label values may be empty)
    */
   public static Target of(String job, String address, Map<String, String> labels) {
     Objects.requireNonNull(job, "target job must not be null");
@@ -328,6 +329,11 @@ public final class Target {
       if (value == null) {
         throw new NullPointerException("target label '" + name + "' must not have a null value");
       }
+      if (name.isEmpty()) {
+        // Prometheus label names match [a-zA-Z_][a-zA-Z0-9_]*: an empty one is a caller's bug.
+        throw new IllegalArgumentException("target label name must not be empty (its value is '"
+            + value + "')");
+      }
       if (n << 1 == kv.length) {
         kv = Arrays.copyOf(kv, kv.length << 1);
       }
@@ -442,13 +448,13 @@ public final class Target {
   private static String resolveNode(String[] kv, int metaFrom, int metaTo) {
     for (String name : NODE_LABELS) {
       String value = valueOf(kv, metaFrom, metaTo, name);
-      if (value != null && !value.isEmpty()) {
+      if (value != null && !value.isBlank()) {
         return value;
       }
     }
     if ("Node".equals(valueOf(kv, metaFrom, metaTo, SLICE_KIND))) {
       String value = valueOf(kv, metaFrom, metaTo, SLICE_NAME);
-      if (value != null && !value.isEmpty()) {
+      if (value != null && !value.isBlank()) {
         return value;
       }
     }

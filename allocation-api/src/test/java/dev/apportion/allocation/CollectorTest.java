@@ -53,6 +53,13 @@ class CollectorTest {
   }
 
   @Test
+  void aBlankNodeIsNormalizedToNoNode() {
+    assertEquals(Optional.empty(), Collector.of("a", "  ").node());
+    assertEquals(Optional.empty(), Collector.of("a", "\t\n").node());
+    assertEquals(Collector.of("a"), Collector.of("a", " "));
+  }
+
+  @Test
   void nodeIsKept() {
     assertEquals(Optional.of("node-1"), Collector.of("a", "node-1").node());
   }

@@ -107,9 +107,23 @@ class TargetTest {
   }
 
   @Test
-  void emptyLabelNamesAndValuesAreAllowed() {
-    Target t = Target.of("job", "a:1", Map.of("", "", "x", ""));
-    assertEquals(Map.of("", "", "x", ""), t.labels());
+  void emptyLabelValuesAreAllowedButAnEmptyNameIsRejected() {
+    Target t = Target.of("job", "a:1", Map.of("x", "", "y", "1"));
+    assertEquals(Map.of("x", "", "y", "1"), t.labels());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Target.of("job", "a:1", Map.of("", "v", "x", "")));
+    assertTrue(e.getMessage().contains("label name must not be empty"), e.getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> Target.of("job", "a:1", new java.util.TreeMap<>(Map.of("", ""))));
+  }
+
+  @Test
+  void aBlankNodeLabelNamesNoNode() {
+    assertEquals(Optional.empty(), Target.of("j", "a:1",
+        Map.of("__meta_kubernetes_pod_node_name", "  ")).node());
+    assertEquals(Optional.of("n2"), Target.of("j", "a:1",
+        Map.of("__meta_kubernetes_pod_node_name", " ", "__meta_kubernetes_node_name", "n2"))
+        .node());
   }
 
   // ---- accessors and labels -----------------------------------------------------------------

@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Micrometer metrics for one {@link dev.apportion.allocation.Allocator}: how many targets each
@@ -63,13 +65,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>One instance, one allocator</h2>
  * <b>Warning:</b> an instance holds the state of the one allocator it is registered with;
- * register a new instance with each allocator. An instance told about a change of another
- * strategy than the first one it saw throws {@link IllegalStateException}. Two allocators that
- * report to one registry need a distinguishing tag, e.g.
- * {@code AllocatorMetrics.builder(registry).tags(Tags.of("pool", "agents")).build()}: the second
- * one's first write call throws {@link IllegalStateException} when its meters would collide with
- * meters already in the registry (Micrometer would otherwise hand back the first allocator's
- * gauges and silently report its values). When an allocator is replaced (say, on a configuration
+ * register a new instance with each allocator. Two allocators that report to one registry need a
+ * distinguishing tag, e.g.
+ * {@code AllocatorMetrics.builder(registry).tags(Tags.of("pool", "agents")).build()}. A metrics
+ * problem never makes a write look failed: {@link #onChange} never throws. When the second
+ * allocator's meters would collide with meters already in the registry (Micrometer would
+ * otherwise hand back the first allocator's gauges and silently report its values), when an
+ * instance is told about a change of another strategy than the first it saw (it is shared
+ * between allocators), or when the registry throws, the instance logs one error saying what to
+ * do and turns itself off: it publishes nothing more, and the allocator's writes carry on. When an allocator is replaced (say, on a configuration
  * reload), {@link #close()} its instance to remove its meters before the new allocator's first
  * call.
  *
@@ -84,6 +88,8 @@ import java.util.concurrent.TimeUnit;
  * @since 0.1.0
  */
 public final class AllocatorMetrics implements AllocationListener, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AllocatorMetrics.class);
+
   /** The prefix of every meter's name unless {@link Builder#prefix(String)} sets another. */
   public static final String DEFAULT_PREFIX = "allocator";
 
@@ -109,6 +115,8 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private final List<Meter> own = new ArrayList<>();
   private long generation;
   private boolean closed;
+  /** Set when a clash or a registry error turned this instance off: it publishes nothing more. */
+  private boolean off;
 
   private AllocatorMetrics(MeterRegistry registry, String prefix, Tags extraTags) {
     this.registry = registry;
@@ -152,15 +160,48 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
    */
   @Override
   public synchronized void onChange(AllocationChange change) {
-    if (closed) {
+    if (closed || off) {
       return;
     }
+    try {
+      record(change);
+    } catch (RuntimeException e) {
+      // A metrics problem must never make a write look failed: the change is applied already.
+      turnOff("metrics for this allocator are off after an error from the registry; the "
+          + "allocator is unaffected", e);
+    }
+  }
+
+  /**
+   * Stops publishing, once and for good, with one log line. Meters already registered stay (the
+   * registry may be shared), so {@link #close()} still removes them.
+   */
+  private void turnOff(String why, RuntimeException cause) {
+    off = true;
+    if (cause == null) {
+      LOG.error("AllocatorMetrics: {}", why);
+    } else {
+      LOG.error("AllocatorMetrics: {}", why, cause);
+    }
+  }
+
+  private void record(AllocationChange change) {
     if (strategy == null) {
+      String clash = clash(change.strategy());
+      if (clash != null) {
+        turnOff("the registry already has a meter " + clash + ", most likely another "
+            + "allocator's: this allocator's metrics are off (its writes are unaffected). Give "
+            + "each allocator's AllocatorMetrics a distinguishing tag, e.g. "
+            + "AllocatorMetrics.builder(registry).tags(Tags.of(\"pool\", \"...\")) or another "
+            + "prefix, or close() the AllocatorMetrics of the allocator this one replaces", null);
+        return;
+      }
       bind(change.strategy());
     } else if (!strategy.equals(change.strategy())) {
-      throw new IllegalStateException("this AllocatorMetrics serves an allocator of strategy '"
-          + strategy + "' and was told about a change of strategy '" + change.strategy()
-          + "': register a new AllocatorMetrics with each allocator");
+      turnOff("this AllocatorMetrics serves an allocator of strategy '" + strategy
+          + "' and was told about a change of strategy '" + change.strategy() + "': register a "
+          + "new AllocatorMetrics with each allocator; this instance publishes nothing more", null);
+      return;
     }
     Timer timer = change.cause() == AllocationChange.Cause.SET_TARGETS
         ? setTargetsTimer : setCollectorsTimer;
@@ -220,19 +261,21 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
     }
   }
 
-  private void bind(String strategyName) {
+  /** The id of a meter this instance would collide with, or null. */
+  private String clash(String strategyName) {
     Tags t = extraTags.and(STRATEGY, strategyName);
     for (String name : new String[] {".targets", ".targets.unassigned", ".collectors.allocatable",
-        ".targets.moved", ".time.to.allocate"}) {
+        ".targets.moved", ".time.to.allocate", ".targets.per.collector"}) {
       Meter clash = registry.find(prefix + name).tags(t).meter();
       if (clash != null) {
-        throw new IllegalStateException("the registry already has a meter " + clash.getId()
-            + ", most likely another allocator's: give each allocator's AllocatorMetrics a "
-            + "distinguishing tag, e.g. AllocatorMetrics.builder(registry).tags(Tags.of(\"pool\", "
-            + "\"...\")) or another prefix, or close() the AllocatorMetrics of the allocator this "
-            + "one replaces");
+        return clash.getId().toString();
       }
     }
+    return null;
+  }
+
+  private void bind(String strategyName) {
+    Tags t = extraTags.and(STRATEGY, strategyName);
     own.add(Gauge.builder(prefix + ".collectors.allocatable", collectors, v -> v.value)
         .description("Collectors targets can be assigned to")
         .tags(t)

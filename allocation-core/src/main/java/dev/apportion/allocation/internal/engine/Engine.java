@@ -337,21 +337,40 @@ public final class Engine implements Allocator {
     }
     Change change = new Change(cause, strategy, before, after, moves, relabeled, reassigned,
         System.nanoTime() - start);
-    RuntimeException failure = null;
+    Throwable failure = null;
     for (AllocationListener l : listeners) {
       try {
         l.onChange(change);
-      } catch (RuntimeException e) {
-        // Every listener hears every change, whatever an earlier one did.
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
+      } catch (VirtualMachineError e) {
+        if (!(e instanceof StackOverflowError)) {
+          // Out of memory, or an internal error: the JVM may be in no state to run more code.
+          throw e;
         }
+        failure = collect(failure, e);
+      } catch (Throwable e) {
+        // Every listener hears every change, whatever an earlier one threw: an exception, an
+        // AssertionError, a sneaky checked exception, a stack overflow (unwound by now).
+        failure = collect(failure, e);
       }
     }
     if (failure != null) {
-      throw failure;
+      throw Engine.<RuntimeException>sneaky(failure);
     }
+  }
+
+  private static Throwable collect(Throwable first, Throwable next) {
+    if (first == null) {
+      return next;
+    }
+    if (first != next) {
+      first.addSuppressed(next);
+    }
+    return first;
+  }
+
+  /** Rethrows {@code t} as it is, checked or not, after every listener ran. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T sneaky(Throwable t) throws T {
+    throw (T) t;
   }
 }

@@ -331,6 +331,55 @@ abstract class AllocatorContractTest {
     assertEquals(2, a.snapshot().collectors().size(), "the change was applied");
   }
 
+  /** Throws a checked exception that the listener's signature does not declare. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> void sneakyThrow(Throwable t) throws T {
+    throw (T) t;
+  }
+
+  @Test
+  void whateverAListenerThrowsTheOthersHearTheChange() {
+    List<Throwable> thrown = List.of(new AssertionError("assert"), new StackOverflowError(),
+        new java.io.IOException("checked"), new IllegalArgumentException("runtime"));
+    for (Throwable t : thrown) {
+      List<AllocationChange> before = new ArrayList<>();
+      List<AllocationChange> after = new ArrayList<>();
+      Allocator a = builder().listener(before::add).listener(c -> sneakyThrow(t))
+          .listener(after::add).build();
+      Throwable caught = assertThrows(Throwable.class, () -> a.setCollectors(collectors(2)));
+      assertSame(t, caught, "rethrown as it is");
+      assertEquals(1, before.size());
+      assertEquals(1, after.size(), "the listener after the throwing one heard " + t);
+      assertEquals(2, a.snapshot().collectors().size(), "the change was applied");
+    }
+  }
+
+  @Test
+  void twoThrowingListenersReachTheCallerAsOneWithTheOtherSuppressed() {
+    Error first = new AssertionError("first");
+    RuntimeException second = new IllegalStateException("second");
+    Allocator a = builder().listener(c -> {
+      throw first;
+    }).listener(c -> {
+      throw second;
+    }).build();
+    Error caught = assertThrows(AssertionError.class, () -> a.setCollectors(collectors(2)));
+    assertSame(first, caught);
+    assertEquals(List.of(second), List.of(caught.getSuppressed()));
+  }
+
+  @Test
+  void anOutOfMemoryErrorFromAListenerPropagatesAtOnce() {
+    OutOfMemoryError oom = new OutOfMemoryError("simulated");
+    List<AllocationChange> after = new ArrayList<>();
+    Allocator a = builder().listener(c -> {
+      throw oom;
+    }).listener(after::add).build();
+    assertSame(oom, assertThrows(OutOfMemoryError.class, () -> a.setCollectors(collectors(2))));
+    assertEquals(0, after.size(), "a VirtualMachineError other than a stack overflow stops here");
+    assertEquals(2, a.snapshot().collectors().size(), "the change was applied all the same");
+  }
+
   @Test
   void aListenerMustNotWriteToItsAllocator() {
     AtomicReference<Allocator> self = new AtomicReference<>();
