@@ -483,8 +483,6 @@ public final class Target {
     private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
 
     byte[] bytes = new byte[INITIAL];
-    /** A string's chars, copied out once so the ASCII check and the copy are plain array loops. */
-    char[] text = new char[INITIAL];
     int length;
 
     static Scratch start() {
@@ -496,9 +494,6 @@ public final class Target {
     void finish() {
       if (bytes.length > RETAINED_MAX) {
         bytes = new byte[INITIAL];
-      }
-      if (text.length > RETAINED_MAX) {
-        text = new char[INITIAL];
       }
     }
 
@@ -524,9 +519,9 @@ public final class Target {
     }
 
     /**
-     * Writes {@code s}, fast when it is ASCII: its chars are copied out, checked and narrowed
-     * behind room for the length of an ASCII string; otherwise, after its ASCII prefix, the rest's
-     * UTF-8 length is counted and the prefix moved if the length takes another number of bytes.
+     * Writes {@code s} in one pass when it is ASCII: the chars are copied behind room for the
+     * length of an ASCII string; at the first other char the rest's UTF-8 length is counted and
+     * the ASCII prefix moved if the length takes another number of bytes.
      */
     void writeString(String s) {
       int chars = s.length();
@@ -534,25 +529,15 @@ public final class Target {
       ensure((long) length + prefix + chars);
       byte[] b = bytes;
       int start = length + prefix;
-      if (chars > text.length) {
-        text = new char[Math.max(chars, text.length * 2)];
-      }
-      char[] t = text;
-      // Copy out (an intrinsic), then two loops the JIT vectorizes: is it all ASCII, and narrow.
-      s.getChars(0, chars, t, 0);
-      int any = 0;
-      for (int k = 0; k < chars; k++) {
-        any |= t[k];
-      }
       int i = 0;
-      if (any < 0x80) {
-        for (; i < chars; i++) {
-          b[start + i] = (byte) t[i];
+      // A plain loop over charAt: measured faster here (JDK 17) than copying the chars out with
+      // getChars and checking and narrowing them in two array loops.
+      for (; i < chars; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {
+          break;
         }
-      } else {
-        for (; i < chars && t[i] < 0x80; i++) {
-          b[start + i] = (byte) t[i];
-        }
+        b[start + i] = (byte) c;
       }
       if (i == chars) {
         writeLeb(b, length, chars);
