@@ -54,8 +54,6 @@ final class Publisher {
   }
 
   private final IntList visit = new IntList();
-  /** By slot: the owner before the operation; valid for the touched slots only. */
-  private int[] previous = new int[16];
   /** Deltas by member id, then job id; only touched members have an inner array. */
   private Delta[][] deltas = new Delta[16][];
   private final IntList deltaMembers = new IntList();
@@ -89,7 +87,7 @@ final class Publisher {
     boolean unassignedChanged = false;
     for (int i = 0; i < k; i++) {
       int s = v[i];
-      int from = previous[s];
+      int from = slots.previousOwner(s);
       int to = slots.ownerId(s);
       boolean removed = to == Slots.REMOVED;
       boolean relabeled = !removed && slots.isRelabeled(s);
@@ -180,22 +178,14 @@ final class Publisher {
 
 
   /**
-   * Fills {@link #visit} with the touched slots in {@link TargetOrder}, and {@link #previous}
-   * with their owners before. When most targets were touched (a full placement), walking the
+   * Fills {@link #visit} with the touched slots in {@link TargetOrder}. When most targets were touched (a full placement), walking the
    * order is cheaper than sorting.
    */
   private void orderTouched(Slots slots) {
     IntList touched = slots.touched();
-    IntList owners = slots.previousOwners();
     int k = touched.size();
     visit.clear();
     visit.ensureCapacity(k);
-    if (previous.length < slots.capacity()) {
-      previous = new int[slots.capacity()];
-    }
-    for (int i = 0; i < k; i++) {
-      previous[touched.get(i)] = owners.get(i);
-    }
     if (k * 4L < slots.known()) {
       System.arraycopy(touched.array(), 0, visit.array(), 0, k);
       visit.truncate(k);

@@ -5,8 +5,8 @@ import dev.apportion.allocation.internal.util.LongSort;
 
 /**
  * Sorts slots into {@link TargetOrder} (identity hash as an unsigned number, then the tie-break
- * for equal hashes) by primitive keys: each slot's hash prefix with the element's position in
- * the low bits, so one {@code long[]} sort orders both, then an insertion pass that is linear
+ * for equal hashes) by primitive keys: each slot's hash prefix with the slot number in the low
+ * bits, so one {@code long[]} sort orders both, then an insertion pass that is linear
  * unless hash prefixes collide. Owns its scratch arrays, reused across calls up to a size.
  */
 final class SlotOrder {
@@ -14,7 +14,6 @@ final class SlotOrder {
   private static final int RETAINED_MAX = 1 << 14;
 
   private long[] keys = new long[16];
-  private int[] copy = new int[16];
   private final LongSort longSort = new LongSort();
 
   /**
@@ -31,19 +30,22 @@ final class SlotOrder {
     }
     if (keys.length < n) {
       keys = new long[Math.max(n, keys.length * 2)];
-      copy = new int[keys.length];
     }
-    int indexBits = 64 - Long.numberOfLeadingZeros(n - 1);
+    // The slot itself rides in the low bits of its key: no second array to permute.
+    int max = 0;
+    for (int i = 0; i < n; i++) {
+      max = Math.max(max, slots[i]);
+    }
+    int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(max));
     for (int i = 0; i < n; i++) {
       long prefix = (hashes[slots[i]] >>> indexBits) << indexBits;
       // Flipping the sign bit makes the signed sort an unsigned one.
-      keys[i] = (prefix | i) ^ Long.MIN_VALUE;
+      keys[i] = (prefix | slots[i]) ^ Long.MIN_VALUE;
     }
     longSort.sort(keys, n);
-    System.arraycopy(slots, 0, copy, 0, n);
     long mask = (1L << indexBits) - 1;
     for (int i = 0; i < n; i++) {
-      slots[i] = copy[(int) ((keys[i] ^ Long.MIN_VALUE) & mask)];
+      slots[i] = (int) ((keys[i] ^ Long.MIN_VALUE) & mask);
     }
     for (int i = 1; i < n; i++) {
       int s = slots[i];
@@ -57,7 +59,6 @@ final class SlotOrder {
     if (keys.length > RETAINED_MAX) {
       // A large sort (a first placement) is rare: do not keep its scratch for the small ones.
       keys = new long[16];
-      copy = new int[16];
       longSort.release();
     }
   }

@@ -52,6 +52,8 @@ final class Slots implements Assignment {
    * another epoch means nothing. One array instead of one per flag.
    */
   private int[] marks = new int[16];
+  /** By slot: the owner before the current operation, written when the slot is journaled. */
+  private int[] previousOwners = new int[16];
   private static final int SEEN = 1;
   private static final int TOUCHED = 2;
   private static final int RELABELED = 4;
@@ -70,7 +72,6 @@ final class Slots implements Assignment {
   private boolean foundSame;
   // The journal of the current operation.
   private final IntList touched = new IntList();
-  private final IntList previousOwners = new IntList();
   private final IntList added = new IntList();
   private final IntList removed = new IntList();
   private final IntList relabeled = new IntList();
@@ -176,7 +177,6 @@ final class Slots implements Assignment {
     int adds = n - known();
     if (adds > 0) {
       touched.ensureCapacity(adds);
-      previousOwners.ensureCapacity(adds);
       added.ensureCapacity(adds);
     }
   }
@@ -405,7 +405,7 @@ final class Slots implements Assignment {
     if (!has(slot, TOUCHED)) {
       mark(slot, TOUCHED);
       touched.add(slot);
-      previousOwners.add(previousOwner);
+      previousOwners[slot] = previousOwner;
     }
   }
 
@@ -416,9 +416,12 @@ final class Slots implements Assignment {
     return touched;
   }
 
-  /** The owner before this operation of {@code touched().get(i)} ({@link #NEW} for new ones). */
-  IntList previousOwners() {
-    return previousOwners;
+  /**
+   * The owner before this operation of a touched slot ({@link #NEW} for a new target,
+   * {@link #NONE} for an unassigned one); meaningless for a slot not touched.
+   */
+  int previousOwner(int slot) {
+    return previousOwners[slot];
   }
 
   /** Slots added in this operation, in {@link TargetOrder} once the order was updated. */
@@ -482,7 +485,6 @@ final class Slots implements Assignment {
       free.add(s);
     }
     touched.reset();
-    previousOwners.reset();
     added.reset();
     removed.reset();
     relabeled.reset();
@@ -499,5 +501,6 @@ final class Slots implements Assignment {
     owners = Arrays.copyOf(owners, n);
     jobs = Arrays.copyOf(jobs, n);
     marks = Arrays.copyOf(marks, n);
+    previousOwners = Arrays.copyOf(previousOwners, n);
   }
 }
