@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
  * retains, in bytes per target.
  *
  * <pre>
- * java -XX:+UseSerialGC -jar allocation-bench/target/apportion.jar footprint
+ * java -Xms2g -Xmx2g -jar allocation-bench/target/apportion.jar footprint
  * </pre>
  *
  * <p><b>How.</b> Each figure is a difference of the used heap measured after full collections
@@ -46,9 +46,11 @@ import picocli.CommandLine.Option;
  * </ul>
  *
  * <p>A figure from one JVM, not a guarantee: it depends on the collector, the object layout
- * (compressed references are on below a 32 GB heap) and the JDK. The serial collector compacts
- * the whole heap on {@code System.gc()}, which makes the used heap exact; under G1 the figure
- * can be off by a region's worth of large arrays, which is small per target at 100k targets.
+ * (compressed references are on below a 32 GB heap) and the JDK. Run it on G1 (the default) with
+ * a fixed heap ({@code -Xms} equal to {@code -Xmx}): under G1 a figure can be off by a region's
+ * worth of large arrays, small per target at 100k targets. Under the serial collector on JDK 17
+ * the used heap after {@code System.gc()} was measured to come out unchanged now and then (the
+ * median then read 0 bytes), so its figures are not to be trusted here.
  */
 @Command(name = "footprint", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
