@@ -286,17 +286,18 @@ final class Publisher {
     return old.with(jobs, lists, n);
   }
 
-  /** The old list without the delta's removals, with its additions, all in order. */
+  /**
+   * The old list without the delta's removals, with its additions, all in order. Built through a
+   * builder of the exact size, which Guava then wraps instead of copying.
+   */
   private static ImmutableList<Target> merge(ImmutableList<Target> old, Delta d) {
     Target[] adds = d.adds;
     int addCount = d.addCount;
-    if (old.isEmpty()) {
-      return ImmutableList.copyOf(Arrays.asList(adds).subList(0, addCount));
-    }
     Target[] removes = d.removes;
     int removeCount = d.removeCount;
-    Target[] next = new Target[old.size() + addCount];
-    int w = 0;
+    // Every removal is in the old list: it names a target this collector held for this job.
+    ImmutableList.Builder<Target> next =
+        ImmutableList.builderWithExpectedSize(Math.max(0, old.size() - removeCount) + addCount);
     int a = 0;
     int r = 0;
     for (Target t : old) {
@@ -308,14 +309,14 @@ final class Publisher {
         continue;
       }
       while (a < addCount && TargetOrder.compare(adds[a], t) < 0) {
-        next[w++] = adds[a++];
+        next.add(adds[a++]);
       }
-      next[w++] = t;
+      next.add(t);
     }
     while (a < addCount) {
-      next[w++] = adds[a++];
+      next.add(adds[a++]);
     }
-    return ImmutableList.copyOf(Arrays.asList(next).subList(0, w));
+    return next.build();
   }
 
   private static ImmutableSortedSet<Target> unassigned(Slots slots) {
