@@ -3,6 +3,7 @@ package dev.apportion.bench.sim;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,18 +20,26 @@ public final class Cluster {
   private final SortedMap<String, String> zones;
   private final List<Collector> collectors;
   private final List<Target> targets;
+  private final int duplicates;
 
   /**
-   * A cluster.
+   * A cluster. Targets equal by identity (same job and identity labels, see {@link Target}) are
+   * collapsed into one, as an allocator does: the first one's place in the list, the last one's
+   * labels. {@link #duplicates()} says how many were collapsed.
    *
    * @param zones node to zone, for the nodes whose zone is known; copied
    * @param collectors the collectors; copied
-   * @param targets the targets; copied
+   * @param targets the targets, duplicates allowed; copied
    */
   public Cluster(Map<String, String> zones, List<Collector> collectors, List<Target> targets) {
     this.zones = Collections.unmodifiableSortedMap(new TreeMap<>(zones));
     this.collectors = List.copyOf(collectors);
-    this.targets = List.copyOf(targets);
+    LinkedHashMap<Target, Target> distinct = new LinkedHashMap<>(targets.size() * 4 / 3 + 1);
+    for (Target t : targets) {
+      distinct.put(t, t);
+    }
+    this.duplicates = targets.size() - distinct.size();
+    this.targets = duplicates == 0 ? List.copyOf(targets) : List.copyOf(distinct.values());
   }
 
   /**
@@ -62,7 +71,7 @@ public final class Cluster {
   }
 
   /**
-   * The targets.
+   * The targets, distinct by identity.
    *
    * @return an unmodifiable list
    */
@@ -85,9 +94,25 @@ public final class Cluster {
     return n;
   }
 
+  /**
+   * How many targets given to the constructor were duplicates of an earlier one (same job and
+   * identity labels) and were collapsed into it.
+   *
+   * @return the count; 0 when every target was distinct
+   */
+  public int duplicates() {
+    return duplicates;
+  }
+
   @Override
   public String toString() {
-    return collectors.size() + " collectors, " + targets.size() + " targets ("
+    if (duplicates == 0) {
+      return collectors.size() + " collectors, " + targets.size() + " targets ("
+          + nodelessTargets() + " with no node)";
+    }
+    return collectors.size() + " collectors, " + (targets.size() + duplicates) + " targets ("
+        + duplicates + (duplicates == 1 ? " duplicate" : " duplicates")
+        + " collapsed: same job and identity labels; " + targets.size() + " simulated, "
         + nodelessTargets() + " with no node)";
   }
 }

@@ -49,12 +49,25 @@ public final class ClusterGenerator {
     /**
      * Checks the ranges.
      *
-     * @throws IllegalArgumentException if a number is out of range
+     * @throws IllegalArgumentException if a number is out of range; the message names it and
+     *     its value
      */
     public Shape {
-      if (zones < 1 || nodes < 1 || targets < 0 || jobs < 1
-          || !(nodelessShare >= 0 && nodelessShare <= 1)) {
-        throw new IllegalArgumentException("bad cluster shape: " + this);
+      // Not `this` in the messages: a compact constructor's fields are still unassigned here.
+      if (zones < 1) {
+        throw new IllegalArgumentException("zones must be at least 1: " + zones);
+      }
+      if (nodes < 1) {
+        throw new IllegalArgumentException("nodes must be at least 1: " + nodes);
+      }
+      if (targets < 0) {
+        throw new IllegalArgumentException("targets must be at least 0: " + targets);
+      }
+      if (jobs < 1) {
+        throw new IllegalArgumentException("jobs must be at least 1: " + jobs);
+      }
+      if (!(nodelessShare >= 0 && nodelessShare <= 1)) {
+        throw new IllegalArgumentException("nodelessShare must be from 0 to 1: " + nodelessShare);
       }
     }
   }

@@ -1,18 +1,30 @@
 package dev.apportion.bench.sim;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,67 +57,197 @@ public final class Inputs {
    * address, and every discovered label (the {@code __meta_kubernetes_*} ones included) as its
    * labels: what a target allocator receives from service discovery. Dropped targets are ignored.
    *
+   * <p>The file is streamed (Jackson's {@link JsonParser}), never held whole: memory is dominated
+   * by the targets kept. Repeated label values (jobs, namespaces, nodes) share one string. The
+   * document must be one JSON object and nothing after it; a key may not repeat in an object.
+   * Duplicate targets (same job and identity labels) are all returned: {@link Cluster} collapses
+   * them and counts them.
+   *
    * @param file the file
    * @return the targets
-   * @throws InputException if the file cannot be read, is not JSON, or lacks a field
+   * @throws InputException if the file cannot be read, is not JSON, lacks a field, or has content
+   *     after its JSON document
    */
   public static Targets readTargets(Path file) throws InputException {
     String name = file.toString();
-    JsonNode root;
-    try {
-      root = new ObjectMapper().readTree(file.toFile());
+    try (InputStream in = Files.newInputStream(file);
+        JsonParser parser = JSON.createParser(in)) {
+      return new TargetReader(name, parser).read();
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
-      String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
-      throw new InputException(name + where + ": not valid JSON: " + firstLine(e.getOriginalMessage()));
+      throw new InputException(name + where(at) + ": not valid JSON: "
+          + firstLine(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new InputException(name + ": cannot read: " + describe(e));
     }
-    if (root == null || !root.isObject()) {
-      throw new InputException(name + ": expected a JSON object (a /api/v1/targets response)");
+  }
+
+  private static final JsonFactory JSON = JsonFactory.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+
+  private static String where(JsonLocation at) {
+    return at == null || at.getLineNr() < 0 ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
+  }
+
+  /** One pass over a targets document; not reusable. */
+  private static final class TargetReader {
+    private final String name;
+    private final JsonParser p;
+    private final List<Target> targets = new ArrayList<>();
+    private final Map<String, String> zones = new TreeMap<>();
+    /** The label map each target is built from; {@link Target#of} copies it. */
+    private final TreeMap<String, String> labels = new TreeMap<>();
+    /** A direct-mapped cache of label values: repeated values share one string. */
+    private final String[] values = new String[1 << 13];
+    private String status;
+    private String error;
+    private boolean activeSeen;
+
+    TargetReader(String name, JsonParser p) {
+      this.name = name;
+      this.p = p;
     }
-    JsonNode status = root.get("status");
-    if (status != null && !"success".equals(status.asText())) {
-      throw new InputException(name + ": field status is '" + status.asText()
-          + "', not 'success'" + (root.hasNonNull("error") ? ": " + root.get("error").asText() : ""));
-    }
-    JsonNode active = root.path("data").get("activeTargets");
-    if (active == null || !active.isArray()) {
-      throw new InputException(name + ": field data.activeTargets is missing or not an array");
-    }
-    List<Target> targets = new ArrayList<>(active.size());
-    Map<String, String> zones = new TreeMap<>();
-    for (int i = 0; i < active.size(); i++) {
-      String field = "data.activeTargets[" + i + "]";
-      JsonNode item = active.get(i);
-      if (!item.isObject()) {
-        throw new InputException(name + ": field " + field + " is not an object");
+
+    Targets read() throws IOException, InputException {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new InputException(name + ": expected a JSON object (a /api/v1/targets response)");
       }
-      JsonNode discovered = item.get("discoveredLabels");
-      if (discovered == null || !discovered.isObject()) {
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (field) {
+          case "status" -> status = scalarText(value, "");
+          case "error" -> error = value == JsonToken.VALUE_NULL ? null : scalarText(value, "");
+          case "data" -> {
+            if (value == JsonToken.START_OBJECT) {
+              readData();
+            } else {
+              p.skipChildren();
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+      JsonLocation garbage;
+      try {
+        garbage = p.nextToken() == null ? null : p.currentTokenLocation();
+      } catch (JsonParseException e) {
+        garbage = e.getLocation();
+      }
+      if (garbage != null) {
+        throw new InputException(name + where(garbage)
+            + ": unexpected content after the end of the JSON document");
+      }
+      checkStatus();
+      if (!activeSeen) {
+        throw new InputException(name + ": field data.activeTargets is missing or not an array");
+      }
+      return new Targets(targets, zones);
+    }
+
+    private void checkStatus() throws InputException {
+      if (status != null && !"success".equals(status)) {
+        throw new InputException(name + ": field status is '" + status + "', not 'success'"
+            + (error != null ? ": " + error : ""));
+      }
+    }
+
+    /** The text of a scalar value, or {@code otherwise} for an object or array (skipped). */
+    private String scalarText(JsonToken value, String otherwise) throws IOException {
+      if (value.isScalarValue()) {
+        return p.getText();
+      }
+      p.skipChildren();
+      return otherwise;
+    }
+
+    private void readData() throws IOException, InputException {
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (field.equals("activeTargets") && value == JsonToken.START_ARRAY) {
+          activeSeen = true;
+          if (status != null && !"success".equals(status)) {
+            p.skipChildren();
+          } else {
+            readActive();
+          }
+        } else {
+          p.skipChildren();
+        }
+      }
+    }
+
+    private void readActive() throws IOException, InputException {
+      int i = 0;
+      for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken(), i++) {
+        String field = "data.activeTargets[" + i + "]";
+        if (t != JsonToken.START_OBJECT) {
+          throw new InputException(name + ": field " + field + " is not an object");
+        }
+        readTarget(field);
+      }
+    }
+
+    private void readTarget(String field) throws IOException, InputException {
+      boolean discovered = false;
+      String scrapePool = null;
+      String labelsJob = null;
+      labels.clear();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String key = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (key) {
+          case "discoveredLabels" -> {
+            if (value != JsonToken.START_OBJECT) {
+              throw new InputException(name + ": field " + field
+                  + ".discoveredLabels is missing or not an object");
+            }
+            discovered = true;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+              String label = p.currentName();
+              if (p.nextToken() != JsonToken.VALUE_STRING) {
+                throw new InputException(name + ": field " + field + ".discoveredLabels." + label
+                    + " is not a string");
+              }
+              labels.put(label, shared(p.getText()));
+            }
+          }
+          case "scrapePool" -> scrapePool = text(value);
+          case "labels" -> {
+            if (value == JsonToken.START_OBJECT) {
+              while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String label = p.currentName();
+                JsonToken v = p.nextToken();
+                if (label.equals("job")) {
+                  labelsJob = text(v);
+                } else {
+                  p.skipChildren();
+                }
+              }
+            } else {
+              p.skipChildren();
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+      if (!discovered) {
         throw new InputException(name + ": field " + field
             + ".discoveredLabels is missing or not an object");
-      }
-      Map<String, String> labels = new LinkedHashMap<>();
-      for (Map.Entry<String, JsonNode> e : discovered.properties()) {
-        if (!e.getValue().isTextual()) {
-          throw new InputException(name + ": field " + field + ".discoveredLabels." + e.getKey()
-              + " is not a string");
-        }
-        labels.put(e.getKey(), e.getValue().asText());
       }
       String address = labels.get("__address__");
       if (address == null || address.isBlank()) {
         throw new InputException(name + ": field " + field
             + ".discoveredLabels.__address__ is missing or empty");
       }
-      String job = firstText(item.get("scrapePool"), item.path("labels").get("job"),
-          discovered.get("job"));
+      String job = firstText(scrapePool, labelsJob, labels.get("job"));
       if (job == null) {
         throw new InputException(name + ": field " + field
             + " has no job (scrapePool, labels.job or discoveredLabels.job)");
       }
-      Target target = Target.of(job, address, labels);
+      Target target = Target.of(shared(job), address, labels);
       targets.add(target);
       target.node().ifPresent(node -> {
         for (String z : ZONE_LABELS) {
@@ -117,7 +259,29 @@ public final class Inputs {
         }
       });
     }
-    return new Targets(targets, zones);
+
+    /** A string value's text; null for any other value (skipped). */
+    private String text(JsonToken value) throws IOException {
+      if (value == JsonToken.VALUE_STRING) {
+        return p.getText();
+      }
+      p.skipChildren();
+      return null;
+    }
+
+    /** {@code s}, or an equal string seen recently: repeated values are kept once. */
+    private String shared(String s) {
+      if (s.length() > 64) {
+        return s;
+      }
+      int slot = (s.hashCode() * 0x9E3779B9) >>> (32 - 13);
+      String cached = values[slot];
+      if (s.equals(cached)) {
+        return cached;
+      }
+      values[slot] = s;
+      return s;
+    }
   }
 
   /**
@@ -139,12 +303,7 @@ public final class Inputs {
    */
   public static Collectors readCollectors(Path file) throws InputException {
     String name = file.toString();
-    List<String> lines;
-    try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new InputException(name + ": cannot read: " + describe(e));
-    }
+    List<String> lines = readUtf8Lines(file, name);
     List<Collector> collectors = new ArrayList<>();
     Map<String, Integer> seen = new HashMap<>();
     Map<String, String> zones = new TreeMap<>();
@@ -180,10 +339,46 @@ public final class Inputs {
     return new Collectors(collectors, zones);
   }
 
-  private static String firstText(JsonNode... nodes) {
-    for (JsonNode n : nodes) {
-      if (n != null && n.isTextual() && !n.asText().isBlank()) {
-        return n.asText();
+  /**
+   * The lines of a UTF-8 text file (ended by {@code \n}, {@code \r\n} or {@code \r}; a leading
+   * byte order mark is skipped). Bytes that are not UTF-8 are an error naming the line.
+   */
+  private static List<String> readUtf8Lines(Path file, String name) throws InputException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new InputException(name + ": cannot read: " + describe(e));
+    }
+    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    List<String> lines = new ArrayList<>();
+    int start = bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB
+        && (bytes[2] & 0xFF) == 0xBF ? 3 : 0;
+    while (start < bytes.length) {
+      int end = start;
+      while (end < bytes.length && bytes[end] != '\n' && bytes[end] != '\r') {
+        end++;
+      }
+      ByteBuffer line = ByteBuffer.wrap(bytes, start, end - start);
+      try {
+        lines.add(decoder.decode(line).toString());
+      } catch (CharacterCodingException e) {
+        throw new InputException(name + ":" + (lines.size() + 1) + ": not UTF-8 text (byte "
+            + (line.position() - start + 1) + " of the line is 0x"
+            + String.format("%02X", bytes[line.position()] & 0xFF) + ")");
+      }
+      start = end + (end + 1 < bytes.length && bytes[end] == '\r' && bytes[end + 1] == '\n'
+          ? 2 : 1);
+    }
+    return lines;
+  }
+
+  private static String firstText(String... texts) {
+    for (String t : texts) {
+      if (t != null && !t.isBlank()) {
+        return t;
       }
     }
     return null;
@@ -197,8 +392,27 @@ public final class Inputs {
     return nl < 0 ? s : s.substring(0, nl);
   }
 
-  private static String describe(IOException e) {
+  /**
+   * What went wrong, in words, on one line: the operating system's reason, not the exception's
+   * class (a user should not be shown something that reads like a stack trace).
+   */
+  static String describe(Exception e) {
+    if (e instanceof NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (e instanceof AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof NotDirectoryException) {
+      return "not a directory";
+    }
+    if (e instanceof FileAlreadyExistsException) {
+      return "a file is in the way";
+    }
+    if (e instanceof FileSystemException f && f.getReason() != null) {
+      return firstLine(f.getReason());
+    }
     String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m == null ? "" : " (" + firstLine(m) + ")");
+    return m == null || m.isBlank() ? "an I/O error" : firstLine(m);
   }
 }

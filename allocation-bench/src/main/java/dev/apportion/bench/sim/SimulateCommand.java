@@ -6,6 +6,8 @@ import dev.apportion.allocation.Target;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +17,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code apportion simulate}: shows what each strategy would do to a cluster before it is
@@ -31,7 +35,8 @@ import picocli.CommandLine.Option;
     exitCodeOnInvalidInput = 2)
 public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--targets", paramLabel = "FILE",
-      description = "A Prometheus /api/v1/targets JSON response to read the targets from.")
+      description = "A Prometheus /api/v1/targets JSON response to read the targets from "
+          + "(streamed; give the JVM about twice its size in heap).")
   Path targetsFile;
 
   @Option(names = "--collectors", paramLabel = "FILE",
@@ -62,25 +67,30 @@ public final class SimulateCommand implements Callable<Integer> {
   long seed;
 
   @Option(names = "--zones", defaultValue = "3",
-      description = "Generated cluster: zones. Default: ${DEFAULT-VALUE}.")
+      description = "Generated cluster (not with --targets): zones. Default: ${DEFAULT-VALUE}.")
   int zones;
 
   @Option(names = "--nodes", defaultValue = "60",
-      description = "Generated cluster: nodes, one collector each. Default: ${DEFAULT-VALUE}.")
+      description = "Generated cluster (not with --targets): nodes, one collector each. "
+          + "Default: ${DEFAULT-VALUE}.")
   int nodes;
 
   @Option(names = "--target-count", defaultValue = "30000",
-      description = "Generated cluster: targets. Default: ${DEFAULT-VALUE}.")
+      description = "Generated cluster (not with --targets): targets. Default: ${DEFAULT-VALUE}.")
   int targetCount;
 
   @Option(names = "--jobs", defaultValue = "12",
-      description = "Generated cluster: scrape jobs. Default: ${DEFAULT-VALUE}.")
+      description = "Generated cluster (not with --targets): scrape jobs. "
+          + "Default: ${DEFAULT-VALUE}.")
   int jobs;
 
   @Option(names = "--nodeless-percent", defaultValue = "3",
-      description = "Generated cluster: percent of targets with no node. Default: "
-          + "${DEFAULT-VALUE}.")
+      description = "Generated cluster (not with --targets): percent of targets with no node. "
+          + "Default: ${DEFAULT-VALUE}.")
   double nodelessPercent;
+
+  @Spec
+  CommandSpec spec;
 
   private PrintStream out = System.out;
   private PrintStream err = System.err;
@@ -91,7 +101,8 @@ public final class SimulateCommand implements Callable<Integer> {
    * @param args the arguments after {@code simulate}
    * @param out where the tables go
    * @param err where errors and progress go
-   * @return the exit code: 0, or 2 for bad input
+   * @return the exit code: 0; 2 for bad input (one line on {@code err}); 1 when {@code --mode
+   *     local} finds gaps or duplicates in its steady run
    */
   public static int run(String[] args, PrintStream out, PrintStream err) {
     SimulateCommand command = new SimulateCommand();
@@ -110,33 +121,180 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() {
     try {
-      Cluster cluster = cluster();
-      if (mode == Mode.LOCAL) {
-        if (!strategies.isEmpty() || !scenarios.isEmpty() || plotDir != null) {
-          throw new InputException("--mode local takes no --strategy, --scenario or --plot: "
-              + "every replica uses rendezvous ownership, and the runs are its own");
-        }
-        List<LocalSimulation.Row> rows = LocalSimulation.run(cluster);
-        LocalSimulation.print(out, cluster, rows);
-        LocalSimulation.Row steady = rows.get(0);
-        return steady.gaps() == 0 && steady.duplicated() == 0 ? 0 : 1;
-      }
-      List<String> names = strategies();
-      List<Scenario> which = scenarios.isEmpty() ? List.of(Scenario.values()) : scenarios;
-      List<Result> results = new Simulator(mode, seed, err).run(cluster, names, which);
-      ReportTable.print(out, cluster, results);
+      checkOptions();
       if (plotDir != null) {
-        for (Path p : Charts.write(plotDir, results)) {
-          out.println("wrote " + p);
-        }
+        checkPlotDir();
       }
-      return 0;
+      return simulate();
     } catch (InputException e) {
       err.println("apportion simulate: " + e.getMessage());
       return 2;
+    } catch (OutOfMemoryError e) {
+      err.println("apportion simulate: " + outOfMemory());
+      return 2;
     }
+  }
+
+  private int simulate() throws InputException {
+    Cluster cluster = cluster();
+    if (mode == Mode.LOCAL) {
+      List<LocalSimulation.Row> rows = LocalSimulation.run(cluster);
+      LocalSimulation.print(out, cluster, rows);
+      LocalSimulation.Row steady = rows.get(0);
+      return steady.gaps() == 0 && steady.duplicated() == 0 ? 0 : 1;
+    }
+    List<String> names = strategies();
+    List<Scenario> which = scenarios.isEmpty() ? List.of(Scenario.values()) : scenarios;
+    List<Result> results = new Simulator(mode, seed, err).run(cluster, names, which);
+    ReportTable.print(out, cluster, results);
+    if (plotDir != null) {
+      List<Path> written;
+      try {
+        written = Charts.write(plotDir, results);
+      } catch (IOException e) {
+        throw new InputException("--plot " + plotDir + ": cannot write the charts: "
+            + describe(e));
+      }
+      for (Path p : written) {
+        out.println("wrote " + p);
+      }
+    }
+    return 0;
+  }
+
+  /** The options that shape a generated cluster; they do not apply to one read with --targets. */
+  private static final List<String> SHAPE_OPTIONS =
+      List.of("--zones", "--nodes", "--target-count", "--jobs", "--nodeless-percent");
+
+  /** The most nodes a generated cluster may have (pod names are drawn from 27^5 suffixes). */
+  static final int MAX_NODES = 100_000;
+  /** The most targets a generated cluster may have (pod targets get distinct 10.x.y.z IPs). */
+  static final int MAX_TARGETS = 1 << 24;
+
+  /** Checks the options together, before any input is read or anything simulated. */
+  private void checkOptions() throws InputException {
+    CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    if (mode == Mode.LOCAL && (!strategies.isEmpty() || !scenarios.isEmpty()
+        || plotDir != null)) {
+      throw new InputException("--mode local takes no --strategy, --scenario or --plot: "
+          + "every replica uses rendezvous ownership, and the runs are its own");
+    }
+    if (targetsFile != null) {
+      for (String option : SHAPE_OPTIONS) {
+        if (given.hasMatchedOption(option)) {
+          throw new InputException(option + " does not apply with --targets: it shapes the "
+              + "generated cluster, and --targets reads a real one");
+        }
+      }
+      if (mode == Mode.LOCAL && given.hasMatchedOption("--seed")) {
+        throw new InputException("--seed does not apply with --mode local and --targets: "
+            + "nothing is drawn at random");
+      }
+      return;
+    }
+    if (collectorsFile != null) {
+      throw new InputException("--collectors needs --targets (the generated cluster brings "
+          + "its own collectors)");
+    }
+    String bad = "bad cluster options: ";
+    if (nodes < 1 || nodes > MAX_NODES) {
+      throw new InputException(bad + "--nodes must be from 1 to " + MAX_NODES + ": " + nodes);
+    }
+    if (zones < 1 || zones > nodes) {
+      throw new InputException(bad + "--zones must be from 1 to the number of nodes (" + nodes
+          + "): " + zones);
+    }
+    if (targetCount < 0 || targetCount > MAX_TARGETS) {
+      throw new InputException(bad + "--target-count must be from 0 to " + MAX_TARGETS + ": "
+          + targetCount);
+    }
+    if (jobs < 1) {
+      throw new InputException(bad + "--jobs must be at least 1: " + jobs);
+    }
+    if (!(nodelessPercent >= 0 && nodelessPercent <= 100)) {
+      throw new InputException(bad + "--nodeless-percent must be a number from 0 to 100: "
+          + nodelessPercent);
+    }
+  }
+
+  /**
+   * Makes sure the charts can be written before anything is simulated: creates the directory if
+   * missing, then creates and deletes a file in it.
+   */
+  private void checkPlotDir() throws InputException {
+    String option = "--plot " + plotDir + ": ";
+    try {
+      Files.createDirectories(plotDir);
+    } catch (FileAlreadyExistsException e) {
+      throw new InputException(option + "not a directory (a file is in the way: "
+          + e.getFile() + ")");
+    } catch (IOException | SecurityException e) {
+      throw new InputException(option + "cannot create the directory: " + describe(e));
+    }
+    if (!Files.isDirectory(plotDir)) {
+      throw new InputException(option + "not a directory");
+    }
+    try {
+      Path probe = Files.createTempFile(plotDir, ".apportion-", ".probe");
+      Files.delete(probe);
+    } catch (IOException | SecurityException e) {
+      throw new InputException(option + "cannot write in the directory: " + describe(e));
+    }
+  }
+
+  /**
+   * Heap to give per byte of a targets file. Measured (docs/simulator.md): a generated response
+   * of 200,000 targets (127 MB, 667 bytes a target) read and simulated (every strategy, every
+   * scenario) in a 128 MB heap, not in 112 MB, and at nearly full speed from 256 MB; 1,000,000
+   * targets (667 MB) likewise. Twice the file leaves room for labels less repetitive than those.
+   */
+  static final int HEAP_PER_FILE_BYTE = 2;
+  /**
+   * Heap to give per generated target, in bytes: 200,000 generated targets ran in a 128 MB heap,
+   * not in 96 MB (about 600 bytes a target); this is that with room to spare.
+   */
+  static final int HEAP_PER_GENERATED_TARGET = 1024;
+
+  /** One line: how much heap there was, and how much to give. */
+  private String outOfMemory() {
+    long max = Runtime.getRuntime().maxMemory();
+    if (targetsFile != null) {
+      long size;
+      try {
+        size = Files.size(targetsFile);
+      } catch (IOException | SecurityException e) {
+        size = 0;
+      }
+      return outOfMemory(max, "reading or simulating " + targetsFile + " (" + megabytes(size)
+          + ")", "give the JVM about " + HEAP_PER_FILE_BYTE + " times the file's size",
+          size * HEAP_PER_FILE_BYTE);
+    }
+    return outOfMemory(max, "simulating " + targetCount + " generated targets",
+        "give the JVM about " + HEAP_PER_GENERATED_TARGET / 1024 + " KB per target",
+        (long) targetCount * HEAP_PER_GENERATED_TARGET);
+  }
+
+  /**
+   * The out-of-memory line: what ran out, the rule, and an {@code -Xmx} to pass: the rule's
+   * estimate, or twice the heap that ran out when the estimate is not more than that, rounded up
+   * to 64 MB below 1 GB and to whole gigabytes above.
+   */
+  static String outOfMemory(long maxHeap, String what, String rule, long estimate) {
+    long need = estimate > maxHeap ? estimate : 2 * maxHeap;
+    long mb = (need + (1 << 20) - 1) >> 20;
+    String xmx = mb < 1024 ? ((mb + 63) / 64 * 64) + "m" : ((mb + 1023) / 1024) + "g";
+    return "out of memory (maximum heap " + megabytes(maxHeap) + ") " + what + ": " + rule
+        + ", e.g. java -Xmx" + xmx + " -jar apportion.jar simulate ...";
+  }
+
+  private static String megabytes(long bytes) {
+    return ((bytes + (1 << 20) - 1) >> 20) + " MB";
+  }
+
+  private static String describe(Exception e) {
+    return Inputs.describe(e);
   }
 
   private List<String> strategies() throws InputException {
@@ -155,18 +313,14 @@ public final class SimulateCommand implements Callable<Integer> {
 
   private Cluster cluster() throws InputException {
     if (targetsFile == null) {
-      if (collectorsFile != null) {
-        throw new InputException("--collectors needs --targets (the generated cluster brings "
-            + "its own collectors)");
-      }
-      try {
-        return ClusterGenerator.generate(new ClusterGenerator.Shape(zones, nodes, targetCount,
-            jobs, nodelessPercent / 100.0), seed);
-      } catch (IllegalArgumentException e) {
-        throw new InputException("bad cluster options: " + e.getMessage());
-      }
+      return ClusterGenerator.generate(new ClusterGenerator.Shape(zones, nodes, targetCount,
+          jobs, nodelessPercent / 100.0), seed);
     }
     Inputs.Targets read = Inputs.readTargets(targetsFile);
+    if (read.targets().isEmpty()) {
+      throw new InputException(targetsFile + ": the file has no active targets (field "
+          + "data.activeTargets is empty), so there is nothing to simulate");
+    }
     Map<String, String> zoneMap = new TreeMap<>(read.zones());
     List<Collector> collectors;
     if (collectorsFile != null) {
@@ -186,9 +340,6 @@ public final class SimulateCommand implements Callable<Integer> {
       for (String node : seen.keySet()) {
         collectors.add(Collector.of("collector-" + node, node));
       }
-    }
-    if (read.targets().isEmpty()) {
-      throw new InputException(targetsFile + ": field data.activeTargets is empty");
     }
     return new Cluster(zoneMap, collectors, read.targets());
   }

@@ -1,6 +1,7 @@
 package dev.apportion.bench.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -139,5 +140,91 @@ class InputsTest {
     Path empty = write("e.txt", "# nothing\n");
     e = assertThrows(InputException.class, () -> Inputs.readCollectors(empty));
     assertTrue(e.getMessage().startsWith(empty + ": no collectors"), e.getMessage());
+  }
+
+  private static void assertSameTargets(Inputs.Targets want, Inputs.Targets got) {
+    assertEquals(want.targets().size(), got.targets().size());
+    for (int i = 0; i < want.targets().size(); i++) {
+      Target w = want.targets().get(i);
+      Target g = got.targets().get(i);
+      assertEquals(w.job(), g.job(), "job of #" + i);
+      assertEquals(w.address(), g.address(), "address of #" + i);
+      assertEquals(w.labels(), g.labels(), "labels of #" + i);
+    }
+    assertEquals(want.zones(), got.zones());
+  }
+
+  @Test
+  void theStreamingReaderReadsWhatTheWholeTreeHolds() throws Exception {
+    assertSameTargets(PrometheusFiles.readWhole(sample()), Inputs.readTargets(sample()));
+
+    Path generated = PrometheusFiles.write(dir.resolve("big.json"), 5000);
+    Inputs.Targets read = Inputs.readTargets(generated);
+    assertEquals(5000, read.targets().size());
+    assertSameTargets(PrometheusFiles.readWhole(generated), read);
+    assertEquals("caf\u00e9 \"1\"", read.targets().get(1).labels()
+        .get("__meta_kubernetes_pod_annotation_note"), "escapes and non-ASCII decoded");
+    assertEquals(Map.of("node-0", "us-east-1a", "node-1", "us-east-1b", "node-2", "us-east-1c",
+        "node-3", "us-east-1a", "node-4", "us-east-1b", "node-5", "us-east-1c",
+        "node-6", "us-east-1a"), read.zones());
+    assertSame(read.targets().get(0).labels().get("__meta_kubernetes_namespace"),
+        read.targets().get(1).labels().get("__meta_kubernetes_namespace"),
+        "a repeated value is kept once");
+  }
+
+  @Test
+  void contentAfterTheDocumentIsRejected() throws Exception {
+    String sample = Files.readString(sample());
+    for (String tail : List.of("xyz", "{}", "]", "\"status\"", "0")) {
+      Path p = write("t.json", sample + tail);
+      InputException e = assertThrows(InputException.class, () -> Inputs.readTargets(p), tail);
+      assertTrue(e.getMessage().startsWith(p + ":"), e.getMessage());
+      assertTrue(e.getMessage().endsWith(": unexpected content after the end of the JSON "
+          + "document"), e.getMessage());
+    }
+    Path spaces = write("s.json", sample + "\n\n  \t\n");
+    assertEquals(9, Inputs.readTargets(spaces).targets().size(), "white space is fine");
+  }
+
+  @Test
+  void aRepeatedKeyIsRejected() throws Exception {
+    Path p = write("t.json", "{\"data\":{\"activeTargets\":[{\"scrapePool\":\"j\","
+        + "\"discoveredLabels\":{\"__address__\":\"a:1\",\"__address__\":\"b:1\"}}]}}");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readTargets(p));
+    assertTrue(e.getMessage().startsWith(p + ":1:"), e.getMessage());
+    assertTrue(e.getMessage().contains("not valid JSON: Duplicate field '__address__'"),
+        e.getMessage());
+  }
+
+  @Test
+  void noActiveTargetsIsAnEmptyList() throws Exception {
+    Path p = write("t.json", "{\"status\":\"success\",\"data\":{\"activeTargets\":[],"
+        + "\"droppedTargets\":[{\"discoveredLabels\":{}}]}}");
+    assertEquals(List.of(), Inputs.readTargets(p).targets());
+  }
+
+  @Test
+  void aCollectorsFileThatIsNotUtf8NamesTheLine() throws Exception {
+    Path p = dir.resolve("c.txt");
+    Files.write(p, new byte[] {'a', ' ', 'n', '1', '\n', 'b', (byte) 0xFF, ' ', 'n', '2', '\n'});
+    InputException e = assertThrows(InputException.class, () -> Inputs.readCollectors(p));
+    assertEquals(p + ":2: not UTF-8 text (byte 2 of the line is 0xFF)", e.getMessage());
+
+    Path latin1 = dir.resolve("l.txt");
+    Files.write(latin1, "# caf\u00e9\r\nagent-a node-1\r\n\r\nagent-\u00e9 node-2\n"
+        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    e = assertThrows(InputException.class, () -> Inputs.readCollectors(latin1));
+    assertEquals(latin1 + ":1: not UTF-8 text (byte 6 of the line is 0xE9)", e.getMessage());
+  }
+
+  @Test
+  void aCollectorsFileWithAByteOrderMarkAndCrLfLinesReads() throws Exception {
+    Path p = dir.resolve("c.txt");
+    Files.writeString(p, "\uFEFFagent-a node-1 zone-a\r\nagent-\u00e9 node-2\r\rx -\r\n");
+    assertEquals(List.of(Collector.of("agent-a", "node-1"), Collector.of("agent-\u00e9", "node-2"),
+        Collector.of("x")), Inputs.readCollectors(p).collectors());
+    Path bad = write("b.txt", "a n1\r\nb\r\n");
+    InputException e = assertThrows(InputException.class, () -> Inputs.readCollectors(bad));
+    assertTrue(e.getMessage().startsWith(bad + ":2: "), e.getMessage());
   }
 }

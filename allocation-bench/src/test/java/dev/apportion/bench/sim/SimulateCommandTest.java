@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,7 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command as a user runs it: exit codes, what goes to stdout and to stderr. */
@@ -137,5 +145,219 @@ class SimulateCommandTest {
     Files.writeString(collectors, "c1 n1 z1\nc2 n2 z2\n");
     Run run = simulate("--targets", file.toString(), "--collectors", collectors.toString());
     assertEquals(0, run.exit(), run.err());
+  }
+
+  /** What a bad-input row runs: its arguments, given a fresh directory to write files in. */
+  @FunctionalInterface
+  private interface Args {
+    String[] in(Path dir) throws Exception;
+  }
+
+  /**
+   * A bad input: exit code 2, one line on stderr that starts with {@code expected} (where
+   * {@code {dir}} stands for the row's directory), nothing on stdout, no stack trace.
+   */
+  private record BadInput(String name, String expected, Args args) {}
+
+  private static BadInput row(String name, String expected, Args args) {
+    return new BadInput(name, "apportion simulate: " + expected, args);
+  }
+
+  private static String[] args(String... args) {
+    return args;
+  }
+
+  private static Path file(Path dir, String name, String content) throws IOException {
+    return Files.writeString(dir.resolve(name), content);
+  }
+
+  private static String sample() throws Exception {
+    return InputsTest.sample().toString();
+  }
+
+  /** Every bad input the simulator must refuse in one line. Add a row for a new one. */
+  private static final List<BadInput> BAD_INPUTS = List.of(
+      // Options
+      row("unknown strategy", "--strategy: unknown strategy 'round-robin'",
+          d -> args("--strategy", "round-robin")),
+      row("unknown scenario", "Invalid value for option '--scenario'",
+          d -> args("--scenario", "meteor")),
+      row("not a number", "Invalid value for option '--nodes': 'many' is not an int",
+          d -> args("--nodes", "many")),
+      row("--nodes -1", "bad cluster options: --nodes must be from 1 to 100000: -1",
+          d -> args("--nodes", "-1")),
+      row("--nodes 0", "bad cluster options: --nodes must be from 1 to 100000: 0",
+          d -> args("--nodes", "0")),
+      row("--nodes too many", "bad cluster options: --nodes must be from 1 to 100000: 100001",
+          d -> args("--nodes", "100001")),
+      row("--zones 0", "bad cluster options: --zones must be from 1 to the number of nodes (60): 0",
+          d -> args("--zones", "0")),
+      row("more zones than nodes",
+          "bad cluster options: --zones must be from 1 to the number of nodes (3): 4",
+          d -> args("--zones", "4", "--nodes", "3")),
+      row("--jobs 0", "bad cluster options: --jobs must be at least 1: 0",
+          d -> args("--jobs", "0")),
+      row("--target-count -5", "bad cluster options: --target-count must be from 0 to 16777216: -5",
+          d -> args("--target-count", "-5")),
+      row("--nodeless-percent 101",
+          "bad cluster options: --nodeless-percent must be a number from 0 to 100: 101.0",
+          d -> args("--nodeless-percent", "101")),
+      row("--nodeless-percent NaN",
+          "bad cluster options: --nodeless-percent must be a number from 0 to 100: NaN",
+          d -> args("--nodeless-percent", "NaN")),
+      row("--nodeless-percent -0.5",
+          "bad cluster options: --nodeless-percent must be a number from 0 to 100: -0.5",
+          d -> args("--nodeless-percent", "-0.5")),
+      row("--nodes with --targets", "--nodes does not apply with --targets",
+          d -> args("--targets", sample(), "--nodes", "5")),
+      row("--nodeless-percent with --targets", "--nodeless-percent does not apply with --targets",
+          d -> args("--nodeless-percent", "0", "--targets", sample())),
+      row("--target-count with --targets", "--target-count does not apply with --targets",
+          d -> args("--targets", sample(), "--target-count", "30000")),
+      row("--seed with local mode and --targets",
+          "--seed does not apply with --mode local and --targets",
+          d -> args("--mode", "local", "--targets", sample(), "--seed", "2")),
+      row("--collectors without --targets", "--collectors needs --targets",
+          d -> args("--collectors", file(d, "c.txt", "a n1\n").toString())),
+      row("--plot with local mode", "--mode local takes no --strategy, --scenario or --plot",
+          d -> args("--mode", "local", "--plot", d.resolve("plots").toString())),
+      // --plot destinations, checked before anything is simulated
+      row("--plot onto a regular file", "--plot {dir}/f: not a directory (a file is in the way",
+          d -> args("--nodes", "3", "--target-count", "30", "--plot",
+              file(d, "f", "x").toString())),
+      row("--plot under a regular file", "--plot {dir}/f/charts: cannot create the directory: ",
+          d -> args("--nodes", "3", "--target-count", "30", "--plot",
+              file(d, "f", "x").resolve("charts").toString())),
+      row("--plot into a pseudo-filesystem", "--plot /proc/apportion-charts: ",
+          d -> {
+            assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs Linux /proc");
+            return args("--nodes", "3", "--target-count", "30", "--plot",
+                "/proc/apportion-charts");
+          }),
+      row("--plot into a read-only directory", "--plot {dir}/ro: cannot write in the directory: ",
+          d -> {
+            Path ro = Files.createDirectory(d.resolve("ro"));
+            assumeTrue(ro.toFile().setWritable(false, false), "cannot make it read-only");
+            assumeFalse(canWrite(ro), "the user can write in a read-only directory (root)");
+            return args("--nodes", "3", "--target-count", "30", "--plot", ro.toString());
+          }),
+      // Targets files
+      row("not JSON", "{dir}/t.json:1:", d -> args("--targets", file(d, "t.json",
+          "{\"status\":\"success\",\"data\":{\"activeTargets\":[{\"disc").toString())),
+      row("content after the document",
+          "{dir}/t.json:158:1: unexpected content after the end of the JSON document",
+          d -> args("--targets", file(d, "t.json",
+              Files.readString(InputsTest.sample()) + "{\"more\":1}").toString())),
+      row("no active targets", "{dir}/t.json: the file has no active targets",
+          d -> args("--targets", file(d, "t.json",
+              "{\"status\":\"success\",\"data\":{\"activeTargets\":[]}}").toString())),
+      row("a target without address",
+          "{dir}/t.json: field data.activeTargets[0].discoveredLabels.__address__",
+          d -> args("--targets", file(d, "t.json",
+              "{\"data\":{\"activeTargets\":[{\"scrapePool\":\"p\",\"discoveredLabels\":{}}]}}")
+              .toString())),
+      row("targets not UTF-8", "{dir}/t.json:1:", d -> {
+        Path t = d.resolve("t.json");
+        Files.write(t, ("{\"data\":{\"activeTargets\":[{\"scrapePool\":\"caf\u00e9\"}]}}")
+            .getBytes(StandardCharsets.ISO_8859_1));
+        return args("--targets", t.toString());
+      }),
+      row("targets is a directory", "{dir}: cannot read: ", d -> args("--targets", d.toString())),
+      row("targets missing", "{dir}/absent.json: cannot read: ",
+          d -> args("--targets", d.resolve("absent.json").toString())),
+      // Collectors files
+      row("a bad collectors line", "{dir}/c.txt:2: expected",
+          d -> args("--targets", sample(), "--collectors",
+              file(d, "c.txt", "a node-1\nb\n").toString())),
+      row("collectors not UTF-8", "{dir}/c.txt:2: not UTF-8 text (byte 3 of the line is 0xE9)",
+          d -> {
+            Path c = d.resolve("c.txt");
+            Files.write(c, "a node-1\nag\u00e9nt-b node-2\n".getBytes(StandardCharsets.ISO_8859_1));
+            return args("--targets", sample(), "--collectors", c.toString());
+          }));
+
+  private static boolean canWrite(Path dir) {
+    try {
+      Files.delete(Files.createTempFile(dir, "probe", ""));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  @TestFactory
+  Stream<DynamicTest> badInputExitsWithTwoAndOneLineOnStderr() {
+    return BAD_INPUTS.stream().map(row -> DynamicTest.dynamicTest(row.name(), () -> {
+      Path d = Files.createDirectory(dir.resolve("row-" + BAD_INPUTS.indexOf(row)));
+      String[] args = row.args().in(d);
+      assertOneLineError(simulate(args), row.expected().replace("{dir}", d.toString()));
+    }));
+  }
+
+  @Test
+  void aPlotDirectoryIsCreatedWhenMissing() throws IOException {
+    Path plots = dir.resolve("a/b/c");
+    Run run = simulate("--nodes", "3", "--target-count", "30", "--strategy", "rendezvous",
+        "--scenario", "scale-in", "--plot", plots.toString());
+    assertEquals(0, run.exit(), run.err());
+    assertTrue(Files.exists(plots.resolve("moved.png")), run.out());
+    try (Stream<Path> files = Files.list(plots)) {
+      assertEquals(List.of("moved.png"), files.map(p -> p.getFileName().toString()).toList(),
+          "the probe file is gone");
+    }
+  }
+
+  @Test
+  void duplicateTargetsAreCountedAndCollapsed() throws Exception {
+    String a = "{\"scrapePool\":\"p\",\"discoveredLabels\":{\"__address__\":\"a:1\","
+        + "\"__meta_kubernetes_pod_node_name\":\"n1\",\"__meta_x\":\"%s\"}}";
+    String b = "{\"scrapePool\":\"p\",\"discoveredLabels\":{\"__address__\":\"b:1\","
+        + "\"__meta_kubernetes_pod_node_name\":\"n2\"}}";
+    Path file = file(dir, "t.json", "{\"data\":{\"activeTargets\":[" + String.format(a, "old")
+        + "," + b + "," + String.format(a, "new") + "," + b + "]}}");
+    Run run = simulate("--targets", file.toString(), "--strategy", "per-node", "--scenario",
+        "initial");
+    assertEquals(0, run.exit(), run.err());
+    assertTrue(run.out().startsWith("cluster: 2 nodes in 0 zones, 2 collectors, 4 targets "
+        + "(2 duplicates collapsed: same job and identity labels; 2 simulated, 0 with no node)"),
+        run.out());
+
+    Cluster cluster = new Cluster(Map.of(), List.of(),
+        Inputs.readTargets(file).targets());
+    assertEquals(2, cluster.targets().size());
+    assertEquals(2, cluster.duplicates());
+    assertEquals("new", cluster.targets().get(0).labels().get("__meta_x"),
+        "the last copy's labels, as an allocator keeps them");
+    assertEquals("b:1", cluster.targets().get(1).address(), "the first copy's place");
+  }
+
+  @Test
+  void runningOutOfHeapIsOneLineThatSaysHowMuchToGive() throws Exception {
+    Path file = PrometheusFiles.write(dir.resolve("t.json"), 60_000);
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Process p = new ProcessBuilder(java.toString(), "-Xmx32m", "-XX:TieredStopAtLevel=1",
+        "-cp", System.getProperty("java.class.path"), "dev.apportion.bench.Main", "simulate",
+        "--targets", file.toString())
+        .redirectOutput(dir.resolve("out.txt").toFile())
+        .redirectError(dir.resolve("err.txt").toFile())
+        .start();
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the child JVM finishes");
+    Run run = new Run(p.exitValue(), Files.readString(dir.resolve("out.txt")),
+        Files.readString(dir.resolve("err.txt")));
+    assertOneLineError(run, "apportion simulate: out of memory (maximum heap ");
+    assertTrue(run.err().contains(file.toString()), run.err());
+    assertTrue(run.err().matches("(?s).*give the JVM about 2 times the file's size, e\\.g\\. "
+        + "java -Xmx[0-9]+m -jar apportion\\.jar simulate \\.\\.\\.\\s*"), run.err());
+  }
+
+  @Test
+  void theHeapToGiveIsTheEstimateOrTwiceWhatRanOutRounded() {
+    long mb = 1 << 20;
+    assertEquals("out of memory (maximum heap 256 MB) reading x (570 MB): rule, e.g. java "
+        + "-Xmx2g -jar apportion.jar simulate ...",
+        SimulateCommand.outOfMemory(256 * mb, "reading x (570 MB)", "rule", 1140 * mb));
+    assertTrue(SimulateCommand.outOfMemory(32 * mb, "w", "r", 80 * mb).contains("-Xmx128m "));
+    assertTrue(SimulateCommand.outOfMemory(4096 * mb, "w", "r", 80 * mb).contains("-Xmx8g "),
+        "an estimate below the heap that ran out is no advice: twice that heap");
   }
 }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * One operation of a {@link Scenario}: a change to the {@link Inputs} model and the one allocator
@@ -41,6 +42,28 @@ abstract class Step {
     return List.of();
   }
 
+  /** Every target this step names, in order; none for a collector step. */
+  List<Target> targets() {
+    return List.of();
+  }
+
+  /**
+   * This step with {@code f} applied to every target it names (the same step for a collector
+   * step). The shrinker uses it to change a target's identity consistently in every step.
+   */
+  Step mapTargets(UnaryOperator<Target> f) {
+    return this;
+  }
+
+  /** {@code targets} with {@code f} applied to each. */
+  static List<Target> map(List<Target> targets, UnaryOperator<Target> f) {
+    List<Target> out = new ArrayList<>(targets.size());
+    for (Target t : targets) {
+      out.add(f.apply(t));
+    }
+    return out;
+  }
+
   /** Halves, then every one-element-removed sublist: the classic list shrink. */
   static <T> List<List<T>> sublists(List<T> items) {
     List<List<T>> out = new ArrayList<>();
@@ -61,10 +84,6 @@ abstract class Step {
   }
 
   /**
-   * The same targets with every {@code __meta_*} label dropped except one that names the same
-   * node: identity and node are kept, the report gets shorter. Empty when nothing would change.
-   */
-  /**
    * The shrinks of a step over {@code targets}: the same step over each smaller sublist, then over
    * each simplified list.
    */
@@ -79,6 +98,12 @@ abstract class Step {
     return out;
   }
 
+  /**
+   * The same targets with every {@code __meta_*} label dropped except one that names the same
+   * node: identity and node are kept, the report gets shorter. Empty when nothing would change.
+   * (Identity labels are dropped by the shrinker across the whole scenario, see
+   * {@link Shrinker}: dropping one here would change a target's identity in this step only.)
+   */
   static List<List<Target>> simplified(List<Target> targets) {
     List<Target> out = new ArrayList<>();
     boolean changed = false;
@@ -310,6 +335,16 @@ abstract class Step {
     }
 
     @Override
+    List<Target> targets() {
+      return targets;
+    }
+
+    @Override
+    Step mapTargets(UnaryOperator<Target> f) {
+      return new AddTargets(map(targets, f));
+    }
+
+    @Override
     String toJava(String indent) {
       return JavaCode.call(indent, "addTargets", JavaCode.targets(targets));
     }
@@ -340,6 +375,16 @@ abstract class Step {
     @Override
     List<Step> shrinks() {
       return targetShrinks(targets, RemoveTargets::new);
+    }
+
+    @Override
+    List<Target> targets() {
+      return targets;
+    }
+
+    @Override
+    Step mapTargets(UnaryOperator<Target> f) {
+      return new RemoveTargets(map(targets, f));
     }
 
     @Override
@@ -376,6 +421,16 @@ abstract class Step {
     }
 
     @Override
+    List<Target> targets() {
+      return targets;
+    }
+
+    @Override
+    Step mapTargets(UnaryOperator<Target> f) {
+      return new RelabelTargets(map(targets, f));
+    }
+
+    @Override
     String toJava(String indent) {
       return JavaCode.call(indent, "relabelTargets", JavaCode.targets(targets));
     }
@@ -406,6 +461,16 @@ abstract class Step {
     @Override
     List<Step> shrinks() {
       return targetShrinks(targets, SetTargets::new);
+    }
+
+    @Override
+    List<Target> targets() {
+      return targets;
+    }
+
+    @Override
+    Step mapTargets(UnaryOperator<Target> f) {
+      return new SetTargets(map(targets, f));
     }
 
     @Override
@@ -443,6 +508,16 @@ abstract class Step {
     @Override
     List<Step> shrinks() {
       return targetShrinks(stale, SendDuplicates::new);
+    }
+
+    @Override
+    List<Target> targets() {
+      return stale;
+    }
+
+    @Override
+    Step mapTargets(UnaryOperator<Target> f) {
+      return new SendDuplicates(map(stale, f));
     }
 
     @Override
