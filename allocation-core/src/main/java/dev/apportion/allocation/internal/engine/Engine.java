@@ -148,7 +148,7 @@ public final class Engine implements Allocator {
       slots.add(t);
       return 0;
     }
-    int duplicate = slots.markSeen(s) ? 0 : 1;
+    int duplicate = slots.markFoundSeen() ? 0 : 1;
     if (!slots.foundSameLabels()) {
       slots.relabel(s, t);
     }

@@ -25,7 +25,11 @@ package dev.apportion.allocation.internal.engine;
 final class SlotTable {
   private static final int MIN_CELLS = 16;
 
-  /** Cell {@code i} is {@code cells[3i]} key, {@code cells[3i+1]} aux, {@code cells[3i+2]} slot+1. */
+  /**
+   * Cell {@code i} is {@code cells[3i]} key, {@code cells[3i+1]} aux, {@code cells[3i+2]} the
+   * slot plus one in its low 32 bits and the epoch it was last {@linkplain #markSeen seen} in
+   * its high 32 bits.
+   */
   private long[] cells;
   /** The number of cells: any size (not a power of two), so the table can fit its load. */
   private int capacity;
@@ -110,6 +114,48 @@ final class SlotTable {
   }
 
   /**
+   * Marks the entry in {@code cell} as seen in {@code epoch}, in the cell itself: the caller has
+   * just read it, so this costs no further cache miss.
+   *
+   * @param cell a cell from {@link #find} or {@link #findNext}
+   * @param epoch the current epoch, &gt; 0
+   * @return false when it was already seen in this epoch
+   */
+  boolean markSeen(int cell, int epoch) {
+    long m = cells[3 * cell + 2];
+    if ((int) (m >>> 32) == epoch) {
+      return false;
+    }
+    cells[3 * cell + 2] = ((long) epoch << 32) | (m & 0xFFFF_FFFFL);
+    return true;
+  }
+
+  /**
+   * Adds the slot of every entry not seen in {@code epoch} to {@code out}: one sequential pass
+   * over the cells.
+   *
+   * @param epoch the current epoch
+   * @param out where the slots go, in cell order
+   */
+  void unseen(int epoch, IntList out) {
+    long[] c = cells;
+    for (int i = 2; i < c.length; i += 3) {
+      long m = c[i];
+      if (m != 0 && (int) (m >>> 32) != epoch) {
+        out.add((int) m - 1);
+      }
+    }
+  }
+
+  /** Forgets every entry's seen epoch (when the epochs wrap around). */
+  void clearSeen() {
+    long[] c = cells;
+    for (int i = 2; i < c.length; i += 3) {
+      c[i] &= 0xFFFF_FFFFL;
+    }
+  }
+
+  /**
    * The extra word stored in {@code cell}.
    *
    * @param cell a cell from {@link #find} or {@link #findNext}
@@ -135,23 +181,24 @@ final class SlotTable {
    * @param key the key
    * @param aux the extra word
    * @param slot the slot, &ge; 0
+   * @param epoch the epoch it counts as seen in (0: none)
    */
-  void insert(long key, long aux, int slot) {
+  void insert(long key, long aux, int slot, int epoch) {
     if (3L * (size + 1) > 2L * capacity) {
       resize(capacity * 2);
     }
-    put(cells, key, aux, slot + 1L);
+    put(cells, key, aux, ((long) epoch << 32) | (slot + 1L));
     size++;
   }
 
-  private void put(long[] c, long key, long aux, long slotPlusOne) {
+  private void put(long[] c, long key, long aux, long meta) {
     int i = home(key);
     while (c[3 * i + 2] != 0) {
       i = next(i);
     }
     c[3 * i] = key;
     c[3 * i + 1] = aux;
-    c[3 * i + 2] = slotPlusOne;
+    c[3 * i + 2] = meta;
   }
 
   /**
@@ -168,7 +215,7 @@ final class SlotTable {
       if (c[3 * i + 2] == 0) {
         throw new IllegalStateException("no entry for slot " + slot);
       }
-      if (c[3 * i] == key && c[3 * i + 2] == slot + 1L) {
+      if (c[3 * i] == key && (int) c[3 * i + 2] == slot + 1) {
         break;
       }
       i = next(i);

@@ -54,7 +54,6 @@ final class Slots implements Assignment {
   private int[] marks = new int[16];
   /** By slot: the owner before the current operation, written when the slot is journaled. */
   private int[] previousOwners = new int[16];
-  private static final int SEEN = 1;
   private static final int TOUCHED = 2;
   private static final int RELABELED = 4;
   private static final int EPOCH_MAX = (1 << 28) - 1;
@@ -70,6 +69,11 @@ final class Slots implements Assignment {
 
   private int epoch = 1;
   private boolean foundSame;
+  /** The table cell of the last slot {@link #find} found. */
+  private int foundCell;
+  /** Known slots (not added in this call) marked seen in this call. */
+  private int seenKnown;
+  private final IntList unseen = new IntList();
   // The journal of the current operation.
   private final IntList touched = new IntList();
   private final IntList added = new IntList();
@@ -200,8 +204,10 @@ final class Slots implements Assignment {
   void beginOperation() {
     if (++epoch == EPOCH_MAX) {
       Arrays.fill(marks, 0);
+      table.clearSeen();
       epoch = 1;
     }
+    seenKnown = 0;
   }
 
   /** Sum of touched cells, so the JIT keeps the loads of {@link #touch}. */
@@ -236,11 +242,13 @@ final class Slots implements Assignment {
       if (table.auxAt(cell) == labelsHash) {
         // The labels hash covers job, address and every label: the same target, same labels.
         foundSame = true;
+        foundCell = cell;
         return table.slotAt(cell);
       }
       int s = table.slotAt(cell);
       if (relabel < 0 && targets[s].equals(t)) {
         relabel = s;
+        foundCell = cell;
       }
       cell = table.findNext(key, cell);
     }
@@ -255,17 +263,16 @@ final class Slots implements Assignment {
     return foundSame;
   }
 
-  /** Marks a slot as given in the current call; returns false when it already was. */
-  boolean markSeen(int slot) {
-    if (has(slot, SEEN)) {
+  /**
+   * Marks the slot the last {@link #find} found as given in the current call, in its table cell;
+   * returns false when it already was (a duplicate).
+   */
+  boolean markFoundSeen() {
+    if (!table.markSeen(foundCell, epoch)) {
       return false;
     }
-    mark(slot, SEEN);
+    seenKnown++;
     return true;
-  }
-
-  boolean wasSeen(int slot) {
-    return has(slot, SEEN);
   }
 
   /** A new target: a slot, unassigned, given in this call, journaled as new. */
@@ -284,8 +291,7 @@ final class Slots implements Assignment {
     hashes[slot] = t.hash();
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
-    marks[slot] = epoch << 3 | SEEN;
-    table.insert(t.hash() & keyMask, t.labelsHash(), slot);
+    table.insert(t.hash() & keyMask, t.labelsHash(), slot, epoch);
     journal(slot, NEW);
     added.add(slot);
     return slot;
@@ -331,25 +337,31 @@ final class Slots implements Assignment {
    */
   void dropUnseenAndOrderAdded() {
     int n = order.size();
-    int[] o = order.array();
-    boolean anyRemoved = false;
-    for (int i = 0; i < n; i++) {
-      if (!has(o[i], SEEN)) {
-        anyRemoved = true;
-        break;
-      }
-    }
+    boolean anyRemoved = seenKnown < n;
+    seenKnown = 0;
     if (!anyRemoved && added.isEmpty()) {
       return;
     }
+    // The unseen slots come from one sequential pass over the table, then in order: the order is
+    // filtered by walking both lists, with no per-slot lookup.
+    unseen.clear();
+    if (anyRemoved) {
+      table.unseen(epoch, unseen);
+      sorter.sort(unseen.array(), unseen.size(), hashes, targets);
+    }
     sorter.sort(added.array(), added.size(), hashes, targets);
-    IntList next = new IntList(n + added.size());
+    IntList next = new IntList(n - unseen.size() + added.size());
+    int[] o = order.array();
+    int[] gone = unseen.array();
+    int goneCount = unseen.size();
+    int g = 0;
     int a = 0;
     int[] ad = added.array();
     int addedCount = added.size();
     for (int i = 0; i < n; i++) {
       int s = o[i];
-      if (!has(s, SEEN)) {
+      if (g < goneCount && gone[g] == s) {
+        g++;
         int owner = owners[s];
         journal(s, owner);
         if (owner >= 0) {
@@ -367,7 +379,11 @@ final class Slots implements Assignment {
     while (a < addedCount) {
       next.add(ad[a++]);
     }
+    if (g != goneCount) {
+      throw new IllegalStateException("unseen slots out of order: " + g + " of " + goneCount);
+    }
     order = next;
+    unseen.reset();
   }
 
   /** Unassigns every target of the given (departed) members; returns their slots, in order. */
