@@ -29,8 +29,17 @@ import java.util.TreeSet;
  * @since 0.1.0
  */
 public final class Allocators {
+  /** The name of the built-in bounded-load consistent-hashing strategy. */
+  public static final String CONSISTENT_HASHING = "consistent-hashing";
+  /** The name of the built-in rendezvous (highest random weight) strategy. */
+  public static final String RENDEZVOUS = "rendezvous";
+  /** The name of the built-in sticky least-weighted strategy. */
+  public static final String LEAST_WEIGHTED = "least-weighted";
+  /** The name of the built-in node-local strategy. */
+  public static final String PER_NODE = "per-node";
+
   /** The strategy used when a configuration names none, and {@code per-node}'s default fallback. */
-  public static final String DEFAULT_STRATEGY = "consistent-hashing";
+  public static final String DEFAULT_STRATEGY = CONSISTENT_HASHING;
 
   private Allocators() {}
 

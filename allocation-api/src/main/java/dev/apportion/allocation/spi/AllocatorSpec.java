@@ -95,6 +95,30 @@ public final class AllocatorSpec {
   }
 
   /**
+   * The most targets a bounded-load strategy lets one collector hold: the larger of the even
+   * share {@code ceil(targets / collectors)} and {@code ceil(loadFactor * targets / collectors)}
+   * (the latter computed with a tolerance of 1e-9, so that {@code 1.1 * 100000 / 1000} is 110,
+   * not 111 through floating-point error). The one home of this rule: the strategies and the
+   * property kit's balance invariant both call it.
+   *
+   * @param loadFactor the load factor, &gt; 1
+   * @param targets the number of targets, &ge; 0
+   * @param collectors the number of collectors, &gt; 0
+   * @return the cap
+   * @throws IllegalArgumentException if {@code collectors} is not positive or {@code targets}
+   *     is negative
+   */
+  public static int boundedLoadCap(double loadFactor, int targets, int collectors) {
+    if (collectors <= 0 || targets < 0) {
+      throw new IllegalArgumentException("need targets >= 0 and collectors > 0: " + targets
+          + ", " + collectors);
+    }
+    int even = (int) ((targets + (long) collectors - 1) / collectors);
+    int bounded = (int) Math.ceil(loadFactor * targets / collectors - 1e-9);
+    return Math.max(even, bounded);
+  }
+
+  /**
    * The share of known targets above which a single change that reassigns them is logged as a
    * warning.
    *

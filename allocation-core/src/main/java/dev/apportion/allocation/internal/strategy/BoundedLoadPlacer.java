@@ -1,5 +1,6 @@
 package dev.apportion.allocation.internal.strategy;
 
+import dev.apportion.allocation.spi.AllocatorSpec;
 import dev.apportion.allocation.internal.engine.Assignment;
 import dev.apportion.allocation.internal.engine.CollectorChange;
 import dev.apportion.allocation.internal.engine.IntList;
@@ -84,12 +85,9 @@ final class BoundedLoadPlacer implements Placer {
     place(change.after(), assignment);
   }
 
-  /** The cap for {@code n} targets on {@code c} collectors. */
+  /** The cap for {@code n} targets on {@code c} collectors: {@link AllocatorSpec#boundedLoadCap}. */
   static int cap(double loadFactor, int n, int c) {
-    int even = (n + c - 1) / c;
-    // The epsilon keeps 1.1 * 100000 / 1000 at 110, not 110.00000000000001 -> 111.
-    int bounded = (int) Math.ceil(loadFactor * n / c - 1e-9);
-    return Math.max(even, bounded);
+    return AllocatorSpec.boundedLoadCap(loadFactor, n, c);
   }
 
   private int[] loads = new int[0];
