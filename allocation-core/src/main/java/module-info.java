@@ -7,6 +7,8 @@
 module dev.apportion.allocation.core {
   requires transitive dev.apportion.allocation;
   requires com.google.common;
+  // @GuardedBy, checked at compile time by Error Prone; not needed at run time.
+  requires static com.google.errorprone.annotations;
   requires org.slf4j;
   requires transitive micrometer.core;
 
@@ -15,8 +17,8 @@ module dev.apportion.allocation.core {
   exports dev.apportion.allocation.metrics;
 
   provides dev.apportion.allocation.spi.AllocationStrategyProvider with
-      dev.apportion.allocation.internal.strategy.Providers.ConsistentHashing,
-      dev.apportion.allocation.internal.strategy.Providers.Rendezvous,
-      dev.apportion.allocation.internal.strategy.Providers.LeastWeighted,
-      dev.apportion.allocation.internal.strategy.Providers.PerNode;
+      dev.apportion.allocation.internal.Providers.ConsistentHashing,
+      dev.apportion.allocation.internal.Providers.Rendezvous,
+      dev.apportion.allocation.internal.Providers.LeastWeighted,
+      dev.apportion.allocation.internal.Providers.PerNode;
 }

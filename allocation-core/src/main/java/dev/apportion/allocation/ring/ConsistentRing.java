@@ -1,6 +1,6 @@
 package dev.apportion.allocation.ring;
 
-import dev.apportion.allocation.internal.util.LongSort;
+import dev.apportion.allocation.internal.LongSort;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -11,7 +11,7 @@ import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
-import dev.apportion.allocation.internal.engine.LogCapture;
+import dev.apportion.allocation.internal.LogCapture;
 import dev.apportion.allocation.Target;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;

@@ -1,0 +1,67 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+
+/**
+ * What a {@link Placer} reads and writes, by <em>slot</em>: the small int the engine gives each
+ * target it knows, stable while the target stays known. The engine's view holds every target;
+ * {@code per-node} gives its fallback a view of the targets it cannot place itself.
+ * Writer-thread only. Nothing here allocates.
+ */
+interface Assignment {
+
+  /**
+   * The current owner.
+   *
+   * @param slot a slot in this view
+   * @return its member, or null when unassigned
+   */
+  Member ownerOf(int slot);
+
+  /**
+   * Assigns a target to {@code member}, or unassigns it when {@code member} is null.
+   *
+   * @param slot a slot in this view
+   * @param member a member of the current set, or null
+   */
+  void place(int slot, Member member);
+
+  /**
+   * The target in a slot, with its latest labels.
+   *
+   * @param slot a slot in this view
+   * @return the target
+   */
+  Target target(int slot);
+
+  /**
+   * The target's identity hash ({@link Target#hash()}), read from a dense array.
+   *
+   * @param slot a slot in this view
+   * @return the hash
+   */
+  long hash(int slot);
+
+  /**
+   * The target's job, as a small id shared by every target of that job.
+   *
+   * @param slot a slot in this view
+   * @return the job id
+   */
+  int job(int slot);
+
+  /**
+   * How many targets this view holds.
+   *
+   * @return the count
+   */
+  int size();
+
+  /**
+   * The {@code i}-th target of this view in identity-hash order ({@link TargetOrder}).
+   *
+   * @param i from 0 to {@code size() - 1}
+   * @return its slot
+   */
+  int slotAt(int i);
+}

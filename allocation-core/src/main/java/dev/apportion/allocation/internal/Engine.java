@@ -1,0 +1,397 @@
+package dev.apportion.allocation.internal;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.AllocationChange.Cause;
+import dev.apportion.allocation.AllocationListener;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The allocation engine every built-in strategy runs on.
+ *
+ * <p><b>Design.</b> Writers are serialized by one lock. The state is dense primitive data
+ * ({@link Slots}): each known target owns an int slot, found through an open-addressing table
+ * keyed by its identity hash, so a call that re-sets an unchanged target set probes the table once
+ * per target and compares two numbers, never strings or label maps. Each write finds the
+ * difference against that state (new, dropped and relabeled targets; added, removed and re-noded
+ * collectors) and hands only that to the strategy's {@link Placer}, as slots. The slots' journal
+ * records each touched target's owner before the write; the {@link Publisher} turns exactly
+ * those targets into a new immutable {@link Snapshot} that shares every untouched part with the
+ * previous one (and into {@link Move}s, only when a listener is registered), and the engine
+ * publishes it with one volatile write. Readers only ever read that field: they never block and
+ * never see a half-applied change.
+ *
+ * <p><b>Cost.</b> {@code setTargets}: one table probe per given target, one pass over the known
+ * slots to find the dropped ones, O(a log a) to order {@code a} added ones, plus the placer and
+ * the publisher's cost for what changed; an unchanged re-set allocates nothing and publishes
+ * nothing. {@code setCollectors}: O(c) for {@code c} collectors, one pass over the slots' owners
+ * when a collector left, plus the placer and the publisher.
+ */
+final class Engine implements Allocator {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+  private final String strategy;
+  private final Placer placer;
+  private final List<AllocationListener> listeners;
+  private final double movedShareWarning;
+
+  private static final int BATCH = 16;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  // The writer's state: guarded by lock, as Error Prone's GuardedBy check enforces.
+  @GuardedBy("lock")
+  private final Slots slots;
+  @GuardedBy("lock")
+  private final Publisher publisher = new Publisher();
+  @GuardedBy("lock")
+  private Members members = Members.EMPTY;
+  @GuardedBy("lock")
+  private final IntList freeIds = new IntList();
+  @GuardedBy("lock")
+  private int nextId;
+  @GuardedBy("lock")
+  private final IntList renoded = new IntList();
+  @GuardedBy("lock")
+  private final IntList orphans = new IntList();
+  @GuardedBy("lock")
+  private boolean blipWarned;
+  @GuardedBy("lock")
+  private int lastDuplicates;
+
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
+
+  /**
+   * An engine.
+   *
+   * @param strategy the strategy's name
+   * @param placer its placement logic, owned by this engine
+   * @param listeners told after every change
+   * @param movedShareWarning share of targets above which a change is logged as a warning
+   */
+  Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning) {
+    this(strategy, placer, listeners, movedShareWarning, -1L);
+  }
+
+  /**
+   * An engine whose slot table keys targets by {@code hash() & keyMask}. Tests pass a narrow
+   * mask to force identity-hash collisions on the table; placement still reads the full hash.
+   */
+  Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning, long keyMask) {
+    this.strategy = strategy;
+    this.placer = placer;
+    this.listeners = List.copyOf(listeners);
+    this.movedShareWarning = movedShareWarning;
+    this.slots = new Slots(keyMask);
+  }
+
+  @Override
+  public void setTargets(Collection<Target> targets) {
+    Objects.requireNonNull(targets, "targets must not be null");
+    for (Target t : targets) {
+      Objects.requireNonNull(t, "targets must not contain null");
+    }
+    checkNotInListener();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      Snapshot before = snapshot;
+      slots.beginOperation();
+      slots.reserve(Math.max(slots.known(), targets.size()));
+      int duplicates = 0;
+      if (targets instanceof List && targets instanceof RandomAccess) {
+        List<Target> list = (List<Target>) targets;
+        int n = list.size();
+        for (int from = 0; from < n; from += BATCH) {
+          // A batch at a time: first touch every target's table cell, then look each up. The
+          // touches are independent loads, so their cache misses overlap instead of queueing.
+          int to = Math.min(n, from + BATCH);
+          slots.touch(list, from, to);
+          for (int i = from; i < to; i++) {
+            duplicates += take(list.get(i));
+          }
+        }
+      } else {
+        for (Target t : targets) {
+          duplicates += take(t);
+        }
+      }
+      slots.settleRelabels();
+      slots.dropUnseenAndOrderAdded();
+      placer.targetsChanged(slots.added(), slots.removed(), members, slots);
+      renoded.clear();
+      List<Target> from = slots.relabeledFrom();
+      for (int i = 0; i < from.size(); i++) {
+        int s = slots.relabeled().get(i);
+        if (!from.get(i).node().equals(slots.target(s).node())) {
+          renoded.add(s);
+        }
+      }
+      if (!renoded.isEmpty()) {
+        slots.sorter().sort(renoded.array(), renoded.size(), slots.hashes(), slots.targets());
+        placer.nodesChanged(renoded, members, slots);
+      }
+      logDuplicates(duplicates, targets.size());
+      publish(Cause.SET_TARGETS, before, start, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes one given target into the slots; returns 1 when it repeats one given before. */
+  @GuardedBy("lock")
+  private int take(Target t) {
+    int s = slots.find(t);
+    if (s < 0) {
+      slots.add(t);
+      return 0;
+    }
+    int duplicate = slots.markFoundSeen() ? 0 : 1;
+    if (!slots.foundSameLabels()) {
+      slots.relabel(s, t);
+    }
+    return duplicate;
+  }
+
+  @GuardedBy("lock")
+  private void logDuplicates(int duplicates, int given) {
+    if (duplicates > 0) {
+      // Discovery repeats the same duplicates every cycle: say it at info when the count
+      // changes, not on every call.
+      if (duplicates != lastDuplicates) {
+        LOG.info("[{}] setTargets collapsed {} duplicate target(s) of {} given (same job and "
+            + "non-__meta_ labels, so the same identity); the last one given was kept. Check "
+            + "for scrape configs or discovery roles that overlap. Logged again only when the "
+            + "count changes.", strategy, duplicates, given);
+      } else {
+        LOG.debug("[{}] setTargets collapsed {} duplicate target(s) of {} given", strategy,
+            duplicates, given);
+      }
+    }
+    lastDuplicates = duplicates;
+  }
+
+  @Override
+  public void setCollectors(Collection<Collector> collectors) {
+    Objects.requireNonNull(collectors, "collectors must not be null");
+    TreeMap<String, Collector> byName = new TreeMap<>();
+    for (Collector c : collectors) {
+      Objects.requireNonNull(c, "collectors must not contain null");
+      if (byName.put(c.name(), c) != null) {
+        throw new IllegalArgumentException("duplicate collector name '" + c.name()
+            + "': collector names must be unique within one setCollectors call");
+      }
+    }
+    checkNotInListener();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      Snapshot before = snapshot;
+      slots.beginOperation();
+      if (byName.isEmpty()) {
+        if (!members.isEmpty() && !blipWarned) {
+          LOG.warn("[{}] the collector set went empty; treating it as a transient blip: the last "
+              + "assignment ({} collectors, {} targets) stands until a non-empty set arrives, "
+              + "and targets on collectors that are really gone are not scraped meanwhile. If it "
+              + "lasts, check the collector discovery (pods, RBAC, label selector). Logged once "
+              + "per blip.", strategy, members.size(), slots.known());
+          blipWarned = true;
+        }
+        publish(Cause.SET_COLLECTORS, before, start, false);
+        return;
+      }
+      if (blipWarned) {
+        LOG.info("[{}] collectors are back after an empty set: {} collectors (there were {}); "
+            + "the blip is over and targets are placed on them again", strategy, byName.size(),
+            members.size());
+        blipWarned = false;
+      }
+      List<Member> removed = applyCollectors(byName, start, before);
+      for (Member m : removed) {
+        freeIds.add(m.id());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Applies a non-empty collector set; returns the members that left (ids still reserved). */
+  @GuardedBy("lock")
+  private List<Member> applyCollectors(SortedMap<String, Collector> byName, long start,
+      Snapshot before) {
+    boolean first = members.isEmpty();
+    Member[] next = new Member[byName.size()];
+    List<Member> added = new ArrayList<>();
+    List<Member> renodedMembers = new ArrayList<>();
+    int i = 0;
+    for (Collector c : byName.values()) {
+      Member m = members.byName(c.name());
+      if (m == null) {
+        m = new Member(c, newId());
+        slots.register(m);
+        added.add(m);
+      } else if (!m.collector().equals(c)) {
+        m.collector(c);
+        renodedMembers.add(m);
+      }
+      next[i++] = m;
+    }
+    List<Member> removed = new ArrayList<>();
+    for (Member m : members) {
+      if (!byName.containsKey(m.name())) {
+        removed.add(m);
+      }
+    }
+    for (int j = 0; j < next.length; j++) {
+      next[j].index(j);
+    }
+    Members after = new Members(next);
+    boolean changed = first || !added.isEmpty() || !removed.isEmpty()
+        || !renodedMembers.isEmpty();
+    if (changed) {
+      orphans.clear();
+      if (first) {
+        for (int k = 0; k < slots.known(); k++) {
+          orphans.add(slots.slotAt(k));
+        }
+      } else if (!removed.isEmpty()) {
+        boolean[] departed = new boolean[nextId];
+        for (Member m : removed) {
+          departed[m.id()] = true;
+        }
+        slots.orphansOf(departed, orphans);
+      }
+      Members previous = members;
+      members = after;
+      placer.collectorsChanged(new CollectorSetChange(previous, after,
+          Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
+          Collections.unmodifiableList(renodedMembers), orphans), slots);
+    }
+    orphans.reset();
+    publish(Cause.SET_COLLECTORS, before, start, changed);
+    return removed;
+  }
+
+  @GuardedBy("lock")
+  private int newId() {
+    if (!freeIds.isEmpty()) {
+      int id = freeIds.get(freeIds.size() - 1);
+      freeIds.truncate(freeIds.size() - 1);
+      return id;
+    }
+    return nextId++;
+  }
+
+  /**
+   * A listener runs while this thread holds the writer lock; a write from it would apply a change
+   * inside the notification of another and reach later listeners out of order.
+   */
+  private void checkNotInListener() {
+    if (lock.isHeldByCurrentThread()) {
+      throw new IllegalStateException("an AllocationListener must not call setTargets or "
+          + "setCollectors on the allocator that notifies it; hand the work to another thread");
+    }
+  }
+
+  @Override
+  public List<Target> targetsFor(String collector, String job) {
+    return snapshot.targetsFor(collector, job);
+  }
+
+  @Override
+  public Allocation snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public String strategy() {
+    return strategy;
+  }
+
+  @GuardedBy("lock")
+  private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
+    Publisher.Result r;
+    try {
+      r = publisher.publish(slots, members, before, collectorsChanged, !listeners.isEmpty());
+    } finally {
+      slots.endOperation();
+    }
+    Snapshot after = r.after();
+    snapshot = after;
+    int known = after.table.size();
+    int reassigned = r.reassigned();
+    if (known > 0 && reassigned > movedShareWarning * known && reassigned > 0) {
+      LOG.warn("[{}] one {} call reassigned {} of {} targets ({}%), above the warning share of "
+          + "{}%: expect scrape gaps or duplicates while collectors catch up. A rollout that "
+          + "replaces many collectors at once, or a flapping collector set, causes this: roll "
+          + "collectors out fewer at a time, or find why the set flaps; if such churn is "
+          + "expected, raise warnWhenMovedShareExceeds.",
+          strategy, cause == Cause.SET_TARGETS ? "setTargets" : "setCollectors", reassigned,
+          known, Math.round(100.0 * reassigned / known), Math.round(100 * movedShareWarning));
+    }
+    notifyListeners(cause, before, after, r.moves(), r.relabeled(), reassigned, start);
+  }
+
+  private void notifyListeners(Cause cause, Snapshot before, Snapshot after, List<Move> moves,
+      List<Target> relabeled, int reassigned, long start) {
+    if (listeners.isEmpty()) {
+      return;
+    }
+    AllocationChangeRecord change = new AllocationChangeRecord(cause, strategy, before, after,
+        moves, relabeled, reassigned, System.nanoTime() - start);
+    Throwable failure = null;
+    for (AllocationListener l : listeners) {
+      try {
+        l.onChange(change);
+      } catch (VirtualMachineError e) {
+        if (!(e instanceof StackOverflowError)) {
+          // Out of memory, or an internal error: the JVM may be in no state to run more code.
+          throw e;
+        }
+        failure = collect(failure, e);
+      } catch (Throwable e) {
+        // Every listener hears every change, whatever an earlier one threw: an exception, an
+        // AssertionError, a sneaky checked exception, a stack overflow (unwound by now).
+        failure = collect(failure, e);
+      }
+    }
+    if (failure != null) {
+      throw Engine.<RuntimeException>sneaky(failure);
+    }
+  }
+
+  private static Throwable collect(Throwable first, Throwable next) {
+    if (first == null) {
+      return next;
+    }
+    if (first != next) {
+      first.addSuppressed(next);
+    }
+    return first;
+  }
+
+  /**
+   * Rethrows {@code t} as it is, checked or not, after every listener ran. The type parameter is
+   * the idiom's point (the compiler infers an unchecked type, so no checked exception need be
+   * declared), which TypeParameterUnusedInFormals flags in general.
+   */
+  @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
+  private static <T extends Throwable> T sneaky(Throwable t) throws T {
+    throw (T) t;
+  }
+}

@@ -1,0 +1,389 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code per-node}: every target goes to the collector on its own node, so no scrape crosses a
+ * node (or a zone). Built for DaemonSet collectors, one per node.
+ *
+ * <p><b>Design.</b> An index from node to its targets, and from node to its <em>winner</em>: the
+ * collector on that node with the smallest name (two collectors share a node during a surge
+ * rollout; the smaller name wins whatever the input order, so ownership never flaps). Targets
+ * with no node, or whose node has no collector, form the <em>pool</em>, which a fallback strategy
+ * places over all collectors through its own view of the assignment. With no fallback (an
+ * explicit opt-out) the pool stays unassigned, reported in {@code unassigned()}, and a warning is
+ * logged once per allocator. These rules settle the review of the CloudWatch agent operator's
+ * per-node PR (aws/amazon-cloudwatch-agent-operator#398); unlike the OpenTelemetry target
+ * allocator, a target whose node has no collector is never silently dropped.
+ *
+ * <p><b>Guarantees.</b> Node-local placement is exact: a target whose node has a collector is on
+ * that node's winner. A collector change re-places only the targets of nodes whose winner
+ * changed (a collector re-reported on another node changes the winners of both nodes), plus what
+ * the fallback moves in the pool.
+ *
+ * <p><b>State.</b> By slot: the node a target is indexed under, its position in that node's slot
+ * list (removal is a swap with the last), and whether it is in the pool. The fallback's view
+ * lists the pool in identity-hash order, rebuilt by one pass over the engine's order when the
+ * pool changed and the fallback asks.
+ *
+ * <p><b>Cost.</b> A collector change: O(c) to recompute winners, plus O(targets of the changed
+ * nodes), plus the fallback's cost over the pool (and one pass over the order when the pool
+ * changed). Adding a target: O(1) plus the fallback's.
+ */
+final class PerNodePlacer implements Placer {
+  private static final Logger LOG = LoggerFactory.getLogger(PerNodePlacer.class);
+
+  private final Placer fallback;
+  private final Map<String, IntList> byNode = new HashMap<>();
+  // By slot.
+  private String[] nodeOf = new String[16];
+  private int[] posInNode = new int[16];
+  private boolean[] inPool = new boolean[16];
+  private int[] mark = new int[16];
+  private int markStamp;
+  private int poolSize;
+  private final PoolView poolView = new PoolView();
+  private Map<String, Member> winners = Map.of();
+  private boolean warned;
+
+  /**
+   * A per-node placer.
+   *
+   * @param fallback places the pool; null to leave it unassigned
+   */
+  PerNodePlacer(Placer fallback) {
+    this.fallback = fallback;
+  }
+
+  private void ensure(int slot) {
+    if (slot >= nodeOf.length) {
+      int n = Math.max(slot + 1, nodeOf.length * 2);
+      nodeOf = Arrays.copyOf(nodeOf, n);
+      posInNode = Arrays.copyOf(posInNode, n);
+      inPool = Arrays.copyOf(inPool, n);
+      mark = Arrays.copyOf(mark, n);
+    }
+  }
+
+  private void join(int slot) {
+    if (!inPool[slot]) {
+      inPool[slot] = true;
+      poolSize++;
+    }
+  }
+
+  private boolean leave(int slot) {
+    if (inPool[slot]) {
+      inPool[slot] = false;
+      poolSize--;
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public void targetsChanged(IntList added, IntList removed, Members members,
+      Assignment assignment) {
+    poolView.parent = assignment;
+    IntList leftPool = new IntList();
+    for (int i = 0; i < removed.size(); i++) {
+      int s = removed.get(i);
+      unindex(s);
+      if (leave(s)) {
+        leftPool.add(s);
+      }
+    }
+    for (int i = 0; i < added.size(); i++) {
+      int s = added.get(i);
+      ensure(s);
+      index(s, assignment.target(s));
+    }
+    if (!leftPool.isEmpty()) {
+      poolView.invalidate();
+    }
+    if (members.isEmpty()) {
+      return;
+    }
+    IntList joinedPool = new IntList();
+    for (int i = 0; i < added.size(); i++) {
+      int s = added.get(i);
+      Member w = winner(s);
+      if (w != null) {
+        assignment.place(s, w);
+      } else {
+        joinedPool.add(s);
+        join(s);
+      }
+    }
+    if (!joinedPool.isEmpty()) {
+      poolView.invalidate();
+    }
+    if (fallback != null) {
+      if (!joinedPool.isEmpty() || !leftPool.isEmpty()) {
+        fallback.targetsChanged(joinedPool, leftPool, members, poolView);
+      }
+    } else {
+      warnUnplaced(joinedPool.size());
+    }
+  }
+
+  @Override
+  public void nodesChanged(IntList renoded, Members members, Assignment assignment) {
+    poolView.parent = assignment;
+    for (int i = 0; i < renoded.size(); i++) {
+      int s = renoded.get(i);
+      unindex(s);
+      index(s, assignment.target(s));
+    }
+    if (members.isEmpty()) {
+      return;
+    }
+    IntList joinedPool = new IntList();
+    IntList leftPool = new IntList();
+    for (int i = 0; i < renoded.size(); i++) {
+      int s = renoded.get(i);
+      Member w = winner(s);
+      if (w != null) {
+        if (leave(s)) {
+          leftPool.add(s);
+        }
+        assignment.place(s, w);
+      } else if (!inPool[s]) {
+        join(s);
+        assignment.place(s, null);
+        joinedPool.add(s);
+      }
+    }
+    if (joinedPool.isEmpty() && leftPool.isEmpty()) {
+      return;
+    }
+    poolView.invalidate();
+    if (fallback != null) {
+      fallback.targetsChanged(joinedPool, leftPool, members, poolView);
+    } else {
+      warnUnplaced(joinedPool.size());
+    }
+  }
+
+  private void index(int slot, Target t) {
+    String node = t.node().orElse(null);
+    nodeOf[slot] = node;
+    if (node != null) {
+      IntList list = byNode.computeIfAbsent(node, k -> new IntList(4));
+      posInNode[slot] = list.size();
+      list.add(slot);
+    }
+  }
+
+  private void unindex(int slot) {
+    String node = nodeOf[slot];
+    if (node == null) {
+      return;
+    }
+    IntList list = byNode.get(node);
+    int p = posInNode[slot];
+    int last = list.get(list.size() - 1);
+    list.set(p, last);
+    posInNode[last] = p;
+    list.truncate(list.size() - 1);
+    if (list.isEmpty()) {
+      byNode.remove(node);
+    }
+    nodeOf[slot] = null;
+  }
+
+  @Override
+  public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    poolView.parent = assignment;
+    Map<String, Member> previous = winners;
+    winners = winners(change.after());
+    IntList toPool = new IntList();
+    IntList orphans = change.orphans();
+    if (change.before().isEmpty()) {
+      Arrays.fill(inPool, false);
+      poolSize = 0;
+      for (int i = 0; i < orphans.size(); i++) {
+        int s = orphans.get(i);
+        Member w = winner(s);
+        if (w != null) {
+          assignment.place(s, w);
+        } else {
+          toPool.add(s);
+          join(s);
+        }
+      }
+      poolView.invalidate();
+      if (fallback != null) {
+        fallback.collectorsChanged(change.withOrphans(toPool), poolView);
+      } else {
+        warnUnplaced(toPool.size());
+      }
+      return;
+    }
+    TreeSet<String> changedNodes = new TreeSet<>();
+    for (Map.Entry<String, Member> e : previous.entrySet()) {
+      if (winners.get(e.getKey()) != e.getValue()) {
+        changedNodes.add(e.getKey());
+      }
+    }
+    for (Map.Entry<String, Member> e : winners.entrySet()) {
+      if (previous.get(e.getKey()) != e.getValue()) {
+        changedNodes.add(e.getKey());
+      }
+    }
+    int stamp = ++markStamp;
+    boolean poolChanged = false;
+    for (String node : changedNodes) {
+      Member w = winners.get(node);
+      IntList local = byNode.get(node);
+      if (local == null) {
+        continue;
+      }
+      for (int i = 0; i < local.size(); i++) {
+        int s = local.get(i);
+        if (w != null) {
+          poolChanged |= leave(s);
+          assignment.place(s, w);
+        } else if (!inPool[s]) {
+          join(s);
+          poolChanged = true;
+          assignment.place(s, null);
+          toPool.add(s);
+          mark[s] = stamp;
+        }
+      }
+    }
+    for (int i = 0; i < orphans.size(); i++) {
+      int s = orphans.get(i);
+      if (inPool[s]) {
+        mark[s] = stamp;
+      } else if (assignment.ownerOf(s) == null) {
+        Member w = winner(s);
+        if (w != null) {
+          assignment.place(s, w);
+        } else {
+          join(s);
+          poolChanged = true;
+          mark[s] = stamp;
+        }
+      }
+    }
+    if (poolChanged) {
+      poolView.invalidate();
+    }
+    // The pool's orphans (the removed members' pool targets and the targets that joined the
+    // pool), in identity-hash order: the pool view is in that order.
+    IntList poolOrphans = new IntList();
+    for (int i = 0; i < poolView.size(); i++) {
+      int s = poolView.slotAt(i);
+      if (mark[s] == stamp) {
+        poolOrphans.add(s);
+      }
+    }
+    if (fallback != null) {
+      fallback.collectorsChanged(change.withOrphans(poolOrphans), poolView);
+    } else {
+      warnUnplaced(poolSize);
+    }
+  }
+
+  private Member winner(int slot) {
+    String node = nodeOf[slot];
+    return node == null ? null : winners.get(node);
+  }
+
+  /** Node to the collector on it with the smallest name: members come in name order. */
+  private static Map<String, Member> winners(Members members) {
+    Map<String, Member> w = new HashMap<>();
+    for (Member m : members) {
+      String node = m.node();
+      if (node != null) {
+        w.putIfAbsent(node, m);
+      }
+    }
+    return w;
+  }
+
+  private void warnUnplaced(int count) {
+    if (count > 0 && !warned) {
+      warned = true;
+      LOG.warn("per-node runs with no fallback strategy: {} target(s) with no node, or whose node "
+          + "has no collector, are left unassigned and will not be scraped (listed in "
+          + "Allocation.unassigned(), counted by AllocatorMetrics' targets.unassigned gauge). "
+          + "To place them, run a collector on every node that has targets, or remove "
+          + "noFallback()/fallback(\"\") so the default consistent-hashing fallback applies, or "
+          + "name one with fallback(\"...\"). This warning is logged once per allocator.", count);
+    }
+  }
+
+  /** The fallback's view: only the pool's targets. */
+  private final class PoolView implements Assignment {
+    Assignment parent;
+    private final IntList sorted = new IntList();
+    private boolean valid;
+
+    void invalidate() {
+      valid = false;
+    }
+
+    private IntList sorted() {
+      if (!valid) {
+        sorted.clear();
+        int n = parent.size();
+        for (int i = 0; i < n; i++) {
+          int s = parent.slotAt(i);
+          if (inPool[s]) {
+            sorted.add(s);
+          }
+        }
+        valid = true;
+      }
+      return sorted;
+    }
+
+    @Override
+    public Member ownerOf(int slot) {
+      return inPool[slot] ? parent.ownerOf(slot) : null;
+    }
+
+    @Override
+    public void place(int slot, Member member) {
+      if (!inPool[slot]) {
+        throw new IllegalStateException("fallback placing a node-local target: "
+            + parent.target(slot));
+      }
+      parent.place(slot, member);
+    }
+
+    @Override
+    public Target target(int slot) {
+      return parent.target(slot);
+    }
+
+    @Override
+    public long hash(int slot) {
+      return parent.hash(slot);
+    }
+
+    @Override
+    public int job(int slot) {
+      return parent.job(slot);
+    }
+
+    @Override
+    public int size() {
+      return sorted().size();
+    }
+
+    @Override
+    public int slotAt(int i) {
+      return sorted().get(i);
+    }
+  }
+}

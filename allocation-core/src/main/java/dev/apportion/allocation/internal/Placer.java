@@ -1,0 +1,43 @@
+package dev.apportion.allocation.internal;
+
+/**
+ * A strategy's placement logic, driven by the {@link Engine}. The engine finds the difference of
+ * each call and hands the placer only what changed, as slots (see {@link Assignment}); the placer
+ * decides where targets go by writing to the assignment. Called on the writer thread only, one
+ * call at a time.
+ */
+interface Placer {
+
+  /**
+   * Targets were added or removed. Added targets are in the assignment, unassigned; removed ones
+   * are already unassigned and gone from the assignment's order, but their slots still answer
+   * {@link Assignment#target} until the operation ends. With no members, a placer only updates
+   * its own indexes.
+   *
+   * @param added new targets' slots, identity-hash order
+   * @param removed dropped targets' slots, identity-hash order
+   * @param members the current members; may be empty
+   * @param assignment the view to place in
+   */
+  void targetsChanged(IntList added, IntList removed, Members members, Assignment assignment);
+
+  /**
+   * Known targets whose {@code __meta_*} labels changed so that their node changed. They keep
+   * their slot and their collector (the engine carries the new labels), but a strategy that
+   * places by node must look at them again. Called after {@link #targetsChanged} in the same
+   * operation; by default it does nothing.
+   *
+   * @param renoded the slots, identity-hash order
+   * @param members the current members; may be empty
+   * @param assignment the view to place in
+   */
+  default void nodesChanged(IntList renoded, Members members, Assignment assignment) {}
+
+  /**
+   * The (non-empty) member set changed.
+   *
+   * @param change what changed; its orphans are already unassigned
+   * @param assignment the view to place in
+   */
+  void collectorsChanged(CollectorSetChange change, Assignment assignment);
+}

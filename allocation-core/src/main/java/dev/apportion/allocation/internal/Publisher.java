@@ -1,0 +1,333 @@
+package dev.apportion.allocation.internal;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedSet;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Turns the journal of one operation ({@link Slots}) into the next immutable {@link Snapshot},
+ * and, when someone listens, into the list of {@link Move}s. Writer-thread only.
+ *
+ * <p><b>Design.</b> The touched slots are visited once, in {@link TargetOrder}: each yields its
+ * owner before and after, which gives the move, the change to the target table, and an addition
+ * to and a removal from per-collector, per-job deltas (both in order, because the visit is).
+ * Only the lists those deltas name are rebuilt, each by one merge of the old list with its delta;
+ * every other list, every other collector's entry and every untouched table shard is shared with
+ * the previous snapshot. The unassigned set is rebuilt only when some target entered or left it.
+ *
+ * <p><b>Cost.</b> O(k log k) to order {@code k} touched targets (or one pass over the order when
+ * most were touched), plus the sizes of the lists rebuilt, plus O(collectors) to assemble the
+ * entry map when any entry changed. Nothing when nothing was touched.
+ */
+final class Publisher {
+  /** What one operation published. */
+  record Result(Snapshot after, List<Move> moves, List<Target> relabeled, int reassigned) {}
+
+  /** One collector's change to one job's list: removals and additions, each in order. */
+  private static final class Delta {
+    private static final Target[] NONE = {};
+    Target[] adds = new Target[2];
+    int addCount;
+    Target[] removes = NONE;
+    int removeCount;
+
+    void add(Target t) {
+      if (addCount == adds.length) {
+        adds = Arrays.copyOf(adds, addCount * 2);
+      }
+      adds[addCount++] = t;
+    }
+
+    void remove(Target t) {
+      if (removeCount == removes.length) {
+        removes = Arrays.copyOf(removes, Math.max(2, removeCount * 2));
+      }
+      removes[removeCount++] = t;
+    }
+  }
+
+  private final IntList visit = new IntList();
+  /** Deltas by member id, then job id; only touched members have an inner array. */
+  private Delta[][] deltas = new Delta[16][];
+  private final IntList deltaMembers = new IntList();
+
+  /**
+   * Publishes the current operation.
+   *
+   * @param slots the state, its journal not yet ended
+   * @param members the members after the operation
+   * @param before the snapshot before
+   * @param collectorsChanged whether the member set (or a member's node) changed
+   * @param wantMoves whether to build the moves and the relabeled list (someone listens)
+   * @return the new snapshot (the old one when nothing changed) and what moved
+   */
+  Result publish(Slots slots, Members members, Snapshot before, boolean collectorsChanged,
+      boolean wantMoves) {
+    IntList touched = slots.touched();
+    if (touched.isEmpty() && !collectorsChanged) {
+      return new Result(before, List.of(), List.of(), 0);
+    }
+    orderTouched(slots);
+    int k = visit.size();
+    int[] v = visit.array();
+    List<Move> moves = wantMoves ? new ArrayList<>() : List.of();
+    List<Target> relabeledInOrder = wantMoves && !slots.relabeled().isEmpty()
+        ? new ArrayList<>(slots.relabeled().size()) : List.of();
+    Target[] tableTargets = new Target[k];
+    String[] tableOwners = new String[k];
+    int w = 0;
+    int reassigned = 0;
+    boolean unassignedChanged = false;
+    for (int i = 0; i < k; i++) {
+      int s = v[i];
+      int from = slots.previousOwner(s);
+      int to = slots.ownerId(s);
+      boolean removed = to == Slots.REMOVED;
+      boolean relabeled = !removed && slots.isRelabeled(s);
+      Target instance = slots.target(s);
+      if (relabeled && wantMoves) {
+        relabeledInOrder.add(instance);
+      }
+      int fromId = from < 0 ? Slots.NONE : from;
+      int toId = to < 0 ? Slots.NONE : to;
+      if (fromId != toId) {
+        Member fromMember = fromId >= 0 ? slots.member(fromId) : null;
+        Member toMember = toId >= 0 ? slots.member(toId) : null;
+        if (wantMoves) {
+          moves.add(new Move(instance, fromMember == null ? null : fromMember.name(),
+              toMember == null ? null : toMember.name()));
+        }
+        if (fromMember != null && isCurrent(members, fromMember)) {
+          delta(fromId, slots.job(s)).remove(instance);
+        }
+        if (toMember != null) {
+          delta(toId, slots.job(s)).add(instance);
+        }
+        if (fromId >= 0 && !removed) {
+          reassigned++;
+        }
+      } else if (toId >= 0 && relabeled) {
+        Delta d = delta(toId, slots.job(s));
+        d.remove(instance);
+        d.add(instance);
+      }
+      if (removed) {
+        if (from != Slots.NEW) {
+          unassignedChanged |= from == Slots.NONE;
+          tableTargets[w] = instance;
+          tableOwners[w++] = TargetTable.REMOVE;
+        }
+        continue;
+      }
+      // A target entered or left the unassigned set, or one in it has new labels.
+      unassignedChanged |= to < 0 || from == Slots.NONE;
+      if (fromId != toId || relabeled || from == Slots.NEW) {
+        tableTargets[w] = instance;
+        tableOwners[w++] = toId >= 0 ? slots.member(toId).name() : null;
+      }
+    }
+    TargetTable table = before.table.apply(tableTargets, tableOwners, w);
+    ImmutableSortedSet<Collector> collectorSet = before.collectors;
+    if (collectorsChanged) {
+      ImmutableSortedSet.Builder<Collector> b = ImmutableSortedSet.naturalOrder();
+      for (Member m : members) {
+        b.add(m.collector());
+      }
+      collectorSet = b.build();
+    }
+    ImmutableMap<String, Integer> indexByName = before.indexByName;
+    JobLists[] entries = before.entries;
+    if (collectorsChanged) {
+      ImmutableMap.Builder<String, Integer> b = ImmutableMap.builderWithExpectedSize(members.size());
+      for (Member m : members) {
+        b.put(m.name(), m.index());
+      }
+      indexByName = b.buildOrThrow();
+      entries = entries(members, before, slots);
+    } else if (!deltaMembers.isEmpty()) {
+      entries = entries.clone();
+      for (int i = 0; i < deltaMembers.size(); i++) {
+        Member m = slots.member(deltaMembers.get(i));
+        if (isCurrent(members, m)) {
+          entries[m.index()] = rebuild(entries[m.index()], deltas[m.id()], slots);
+        }
+      }
+    }
+    ImmutableSortedSet<Target> unassigned = before.unassigned;
+    if (unassignedChanged) {
+      unassigned = unassigned(slots);
+    }
+    clearDeltas();
+    visit.reset();
+    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned),
+        wantMoves ? Collections.unmodifiableList(moves) : moves,
+        wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,
+        reassigned);
+  }
+
+  private static boolean isCurrent(Members members, Member m) {
+    return m.index() < members.size() && members.get(m.index()) == m;
+  }
+
+
+  /**
+   * Fills {@link #visit} with the touched slots in {@link TargetOrder}. When most targets were touched (a full placement), walking the
+   * order is cheaper than sorting.
+   */
+  private void orderTouched(Slots slots) {
+    IntList touched = slots.touched();
+    int k = touched.size();
+    visit.clear();
+    visit.ensureCapacity(k);
+    if (k * 4L < slots.known()) {
+      System.arraycopy(touched.array(), 0, visit.array(), 0, k);
+      visit.truncate(k);
+      slots.sorter().sort(visit.array(), k, slots.hashes(), slots.targets());
+      return;
+    }
+    IntList order = slots.order();
+    IntList removed = slots.removed();
+    int r = 0;
+    long[] hashes = slots.hashes();
+    Target[] targets = slots.targets();
+    for (int i = 0; i < order.size(); i++) {
+      int s = order.get(i);
+      while (r < removed.size()
+          && SlotOrder.compare(removed.get(r), s, hashes, targets) < 0) {
+        visit.add(removed.get(r++));
+      }
+      if (slots.isTouched(s)) {
+        visit.add(s);
+      }
+    }
+    while (r < removed.size()) {
+      visit.add(removed.get(r++));
+    }
+  }
+
+  private Delta delta(int memberId, int job) {
+    if (memberId >= deltas.length) {
+      deltas = Arrays.copyOf(deltas, Math.max(memberId + 1, deltas.length * 2));
+    }
+    Delta[] byJob = deltas[memberId];
+    if (byJob == null) {
+      byJob = new Delta[Math.max(job + 1, 4)];
+      deltas[memberId] = byJob;
+      deltaMembers.add(memberId);
+    } else if (job >= byJob.length) {
+      byJob = Arrays.copyOf(byJob, Math.max(job + 1, byJob.length * 2));
+      deltas[memberId] = byJob;
+    }
+    Delta d = byJob[job];
+    if (d == null) {
+      d = new Delta();
+      byJob[job] = d;
+    }
+    return d;
+  }
+
+  private void clearDeltas() {
+    for (int i = 0; i < deltaMembers.size(); i++) {
+      deltas[deltaMembers.get(i)] = null;
+    }
+    deltaMembers.clear();
+  }
+
+  /** Every member's entry after a change of the collector set. */
+  private JobLists[] entries(Members members, Snapshot before, Slots slots) {
+    JobLists[] out = new JobLists[members.size()];
+    for (Member m : members) {
+      JobLists e = before.entry(m.name());
+      if (e == null) {
+        e = JobLists.empty(m.collector());
+      } else if (!e.collector.equals(m.collector())) {
+        e = e.withCollector(m.collector());
+      }
+      Delta[] d = m.id() < deltas.length ? deltas[m.id()] : null;
+      if (d != null) {
+        e = rebuild(e, d, slots);
+      }
+      out[m.index()] = e;
+    }
+    return out;
+  }
+
+  /** One member's entry with its deltas applied: only the lists of the touched jobs change. */
+  @SuppressWarnings("unchecked")
+  private JobLists rebuild(JobLists old, Delta[] deltas, Slots slots) {
+    int n = 0;
+    for (Delta d : deltas) {
+      if (d != null) {
+        n++;
+      }
+    }
+    String[] jobs = new String[n];
+    int w = 0;
+    for (int job = 0; job < deltas.length; job++) {
+      if (deltas[job] != null) {
+        jobs[w++] = slots.jobName(job);
+      }
+    }
+    Arrays.sort(jobs);
+    ImmutableList<Target>[] lists =
+        (ImmutableList<Target>[]) new ImmutableList<?>[n];
+    for (int i = 0; i < n; i++) {
+      Delta d = deltas[slots.jobId(jobs[i])];
+      List<Target> previous = old.targets(jobs[i]);
+      lists[i] = merge((ImmutableList<Target>) previous, d);
+    }
+    return old.with(jobs, lists, n);
+  }
+
+  /**
+   * The old list without the delta's removals, with its additions, all in order. Built through a
+   * builder of the exact size, which Guava then wraps instead of copying.
+   */
+  private static ImmutableList<Target> merge(ImmutableList<Target> old, Delta d) {
+    Target[] adds = d.adds;
+    int addCount = d.addCount;
+    Target[] removes = d.removes;
+    int removeCount = d.removeCount;
+    // Every removal is in the old list: it names a target this collector held for this job.
+    ImmutableList.Builder<Target> next =
+        ImmutableList.builderWithExpectedSize(Math.max(0, old.size() - removeCount) + addCount);
+    int a = 0;
+    int r = 0;
+    for (Target t : old) {
+      while (r < removeCount && TargetOrder.compare(removes[r], t) < 0) {
+        r++;
+      }
+      if (r < removeCount && TargetOrder.compare(removes[r], t) == 0) {
+        r++;
+        continue;
+      }
+      while (a < addCount && TargetOrder.compare(adds[a], t) < 0) {
+        next.add(adds[a++]);
+      }
+      next.add(t);
+    }
+    while (a < addCount) {
+      next.add(adds[a++]);
+    }
+    return next.build();
+  }
+
+  private static ImmutableSortedSet<Target> unassigned(Slots slots) {
+    IntList order = slots.order();
+    List<Target> out = new ArrayList<>();
+    for (int i = 0; i < order.size(); i++) {
+      int s = order.get(i);
+      if (slots.ownerId(s) == Slots.NONE) {
+        out.add(slots.target(s));
+      }
+    }
+    return ImmutableSortedSet.orderedBy(TargetOrder.HASH).addAll(out).build();
+  }
+}

@@ -1,0 +1,70 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+
+/**
+ * Sorts slots into {@link TargetOrder} (identity hash as an unsigned number, then the tie-break
+ * for equal hashes) by primitive keys: each slot's hash prefix with the slot number in the low
+ * bits, so one {@code long[]} sort orders both, then an insertion pass that is linear
+ * unless hash prefixes collide. Owns its scratch arrays, reused across calls up to a size.
+ */
+final class SlotOrder {
+  /** Scratch larger than this many entries is dropped after use. */
+  private static final int RETAINED_MAX = 1 << 14;
+
+  private long[] keys = new long[16];
+  private final LongSort longSort = new LongSort();
+
+  /**
+   * Sorts {@code slots[0 .. n)} in place.
+   *
+   * @param slots the slots
+   * @param n how many
+   * @param hashes identity hash by slot
+   * @param targets target by slot, for the tie-break of equal hashes
+   */
+  void sort(int[] slots, int n, long[] hashes, Target[] targets) {
+    if (n < 2) {
+      return;
+    }
+    if (keys.length < n) {
+      keys = new long[Math.max(n, keys.length * 2)];
+    }
+    // The slot itself rides in the low bits of its key: no second array to permute.
+    int max = 0;
+    for (int i = 0; i < n; i++) {
+      max = Math.max(max, slots[i]);
+    }
+    int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(max));
+    for (int i = 0; i < n; i++) {
+      long prefix = (hashes[slots[i]] >>> indexBits) << indexBits;
+      // Flipping the sign bit makes the signed sort an unsigned one.
+      keys[i] = (prefix | slots[i]) ^ Long.MIN_VALUE;
+    }
+    longSort.sort(keys, n);
+    long mask = (1L << indexBits) - 1;
+    for (int i = 0; i < n; i++) {
+      slots[i] = (int) ((keys[i] ^ Long.MIN_VALUE) & mask);
+    }
+    for (int i = 1; i < n; i++) {
+      int s = slots[i];
+      int j = i - 1;
+      while (j >= 0 && compare(slots[j], s, hashes, targets) > 0) {
+        slots[j + 1] = slots[j];
+        j--;
+      }
+      slots[j + 1] = s;
+    }
+    if (keys.length > RETAINED_MAX) {
+      // A large sort (a first placement) is rare: do not keep its scratch for the small ones.
+      keys = new long[16];
+      longSort.release();
+    }
+  }
+
+  /** Compares two slots in {@link TargetOrder}; string comparison only for equal hashes. */
+  static int compare(int a, int b, long[] hashes, Target[] targets) {
+    int c = Long.compareUnsigned(hashes[a], hashes[b]);
+    return c != 0 || a == b ? c : TargetOrder.compare(targets[a], targets[b]);
+  }
+}

@@ -1,0 +1,523 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine's mutable record of every known target, as dense primitive data, and the journal of
+ * what the current operation did to it. Writer-thread only; readers never see it (the
+ * {@link Publisher} turns the journal into a new immutable {@link Snapshot}).
+ *
+ * <p><b>Design.</b> Each known target owns an int <em>slot</em>; everything about it is an array
+ * indexed by slot: the instance (latest labels), its identity hash, its labels hash, its owner
+ * (a {@link Member#id()}, or {@link #NONE}) and its job id. A {@link SlotTable} maps identity
+ * hashes to slots; freed slots are reused, so the arrays stay as large as the largest target set
+ * seen. {@link #order} lists the live slots in {@link TargetOrder}, which every placement and
+ * every output follows.
+ *
+ * <p>Telling a known target from a new one compares numbers: a target whose identity hash finds
+ * a slot with the same labels hash is that slot's target, unchanged ({@link Target#labelsHash()}
+ * covers job, address and every label, so two targets that differ anywhere differ there with
+ * probability 1 - 2^-64). Only when the labels hash differs are identities compared, to tell a
+ * relabel from two distinct targets whose identity hashes collide; colliding targets get a slot
+ * each and are both placed.
+ *
+ * <p><b>The journal.</b> During one operation every slot whose owner changes is recorded once
+ * with its owner before the operation; targets added, removed and relabeled are listed too.
+ * Removed slots keep their instance until {@link #endOperation}, so the publisher can report
+ * them; their slots are freed there.
+ */
+final class Slots implements Assignment {
+  /** Owner of an unassigned target. */
+  static final int NONE = -1;
+  /** Previous owner recorded for a target new in this operation. */
+  static final int NEW = -2;
+  /** Owner of a target removed in this operation. */
+  static final int REMOVED = -3;
+
+  private final long keyMask;
+  private final SlotTable table = new SlotTable();
+  private final SlotOrder sorter = new SlotOrder();
+
+  private Target[] targets = new Target[16];
+  private long[] hashes = new long[16];
+  private int[] owners = new int[16];
+  private int[] jobs = new int[16];
+  /**
+   * By slot: what the current operation did to it, as {@code epoch << 3 | flags}; a mark of
+   * another epoch means nothing. One array instead of one per flag.
+   */
+  private int[] marks = new int[16];
+  /** By slot: the owner before the current operation, written when the slot is journaled. */
+  private int[] previousOwners = new int[16];
+  private static final int TOUCHED = 2;
+  private static final int RELABELED = 4;
+  private static final int EPOCH_MAX = (1 << 28) - 1;
+  private int highWater;
+  private final IntList free = new IntList();
+
+  private final Map<String, Integer> jobIds = new HashMap<>();
+  private final List<String> jobNames = new ArrayList<>();
+
+  private Member[] membersById = new Member[16];
+
+  private IntList order = new IntList();
+
+  private int epoch = 1;
+  private boolean foundSame;
+  /** The table cell of the last slot {@link #find} found. */
+  private int foundCell;
+  /** Known slots (not added in this call) marked seen in this call. */
+  private int seenKnown;
+  private final IntList unseen = new IntList();
+  // The journal of the current operation.
+  private final IntList touched = new IntList();
+  private final IntList added = new IntList();
+  private final IntList removed = new IntList();
+  private final IntList relabeled = new IntList();
+  private final List<Target> relabeledFrom = new ArrayList<>();
+
+  /**
+   * Slots keyed by {@code target.hash() & keyMask}: {@code -1} in production; tests pass a
+   * narrow mask to force identity-hash collisions.
+   */
+  Slots(long keyMask) {
+    this.keyMask = keyMask;
+  }
+
+  // ---- reading ----
+
+  /** How many targets are known. */
+  int known() {
+    return order.size();
+  }
+
+  /** Live slots in {@link TargetOrder}. Must not be modified. */
+  IntList order() {
+    return order;
+  }
+
+  @Override
+  public int size() {
+    return order.size();
+  }
+
+  @Override
+  public int slotAt(int i) {
+    return order.get(i);
+  }
+
+  @Override
+  public Target target(int slot) {
+    return targets[slot];
+  }
+
+  @Override
+  public long hash(int slot) {
+    return hashes[slot];
+  }
+
+  @Override
+  public int job(int slot) {
+    return jobs[slot];
+  }
+
+  /** The job's name. */
+  String jobName(int job) {
+    return jobNames.get(job);
+  }
+
+  /** Owner id, {@link #NONE} or {@link #REMOVED}. */
+  int ownerId(int slot) {
+    return owners[slot];
+  }
+
+  /** The member with an id, live or departed in this operation. */
+  Member member(int id) {
+    return membersById[id];
+  }
+
+  @Override
+  public Member ownerOf(int slot) {
+    int o = owners[slot];
+    return o < 0 ? null : membersById[o];
+  }
+
+  long[] hashes() {
+    return hashes;
+  }
+
+  Target[] targets() {
+    return targets;
+  }
+
+  SlotOrder sorter() {
+    return sorter;
+  }
+
+  // ---- members ----
+
+  /** Registers a member under its id. */
+  void register(Member m) {
+    if (m.id() >= membersById.length) {
+      membersById = Arrays.copyOf(membersById, Math.max(m.id() + 1, membersById.length * 2));
+    }
+    membersById[m.id()] = m;
+  }
+
+  // ---- the operation ----
+
+  /** Makes room for {@code n} targets, so a large first call does not grow step by step. */
+  void reserve(int n) {
+    if (targets.length < n) {
+      resize(n);
+    }
+    table.reserve(n);
+    // A call that brings many new targets journals each: size the journal once.
+    int adds = n - known();
+    if (adds > 0) {
+      touched.ensureCapacity(adds);
+      added.ensureCapacity(adds);
+    }
+  }
+
+  /** The capacity of the per-slot arrays: every slot is below it. */
+  int capacity() {
+    return targets.length;
+  }
+
+  private boolean has(int slot, int flag) {
+    int m = marks[slot];
+    return (m >>> 3) == epoch && (m & flag) != 0;
+  }
+
+  private void mark(int slot, int flag) {
+    int m = marks[slot];
+    marks[slot] = (m >>> 3) == epoch ? m | flag : epoch << 3 | flag;
+  }
+
+  /** Starts an operation: a new epoch for {@link #markFoundSeen} and the journal. */
+  void beginOperation() {
+    if (++epoch == EPOCH_MAX) {
+      Arrays.fill(marks, 0);
+      table.clearSeen();
+      epoch = 1;
+    }
+    seenKnown = 0;
+  }
+
+  /** Sum of touched cells, so the JIT keeps the loads of {@link #touch}: written, never read. */
+  @SuppressWarnings("UnusedVariable")
+  private long touchSink;
+
+  /**
+   * Loads the table cell of each of {@code targets[from .. to)}, so a later {@link #find} of each hits
+   * the cache: independent loads whose misses the processor overlaps.
+   */
+  void touch(List<Target> targets, int from, int to) {
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += table.peek(targets.get(i).hash() & keyMask);
+    }
+    touchSink += sum;
+  }
+
+  /**
+   * The slot of a known target equal to {@code t} (same identity), or -1. Compares the labels
+   * hash first; identities only when it differs.
+   */
+  int find(Target t) {
+    long key = t.hash() & keyMask;
+    int cell = table.find(key);
+    if (cell < 0) {
+      return -1;
+    }
+    long labelsHash = t.labelsHash();
+    int relabel = -1;
+    foundSame = false;
+    while (cell >= 0) {
+      if (table.auxAt(cell) == labelsHash) {
+        // The labels hash covers job, address and every label: the same target, same labels.
+        foundSame = true;
+        foundCell = cell;
+        return table.slotAt(cell);
+      }
+      int s = table.slotAt(cell);
+      if (relabel < 0 && targets[s].equals(t)) {
+        relabel = s;
+        foundCell = cell;
+      }
+      cell = table.findNext(key, cell);
+    }
+    return relabel;
+  }
+
+  /**
+   * Whether the last {@link #find} that found a slot found it with exactly the labels it was
+   * given (so the target is unchanged), rather than by identity with other labels.
+   */
+  boolean foundSameLabels() {
+    return foundSame;
+  }
+
+  /**
+   * Marks the slot the last {@link #find} found as given in the current call, in its table cell;
+   * returns false when it already was (a duplicate).
+   */
+  boolean markFoundSeen() {
+    if (!table.markSeen(foundCell, epoch)) {
+      return false;
+    }
+    seenKnown++;
+    return true;
+  }
+
+  /** A new target: a slot, unassigned, given in this call, journaled as new. */
+  int add(Target t) {
+    int slot;
+    if (!free.isEmpty()) {
+      slot = free.get(free.size() - 1);
+      free.truncate(free.size() - 1);
+    } else {
+      slot = highWater++;
+      if (slot == targets.length) {
+        grow();
+      }
+    }
+    targets[slot] = t;
+    hashes[slot] = t.hash();
+    owners[slot] = NONE;
+    jobs[slot] = jobId(t.job());
+    table.insert(t.hash() & keyMask, t.labelsHash(), slot, epoch);
+    journal(slot, NEW);
+    added.add(slot);
+    return slot;
+  }
+
+  /** The id of a job some known target has (or had). */
+  int jobId(String job) {
+    Integer id = jobIds.get(job);
+    if (id == null) {
+      id = jobNames.size();
+      jobIds.put(job, id);
+      jobNames.add(job);
+    }
+    return id;
+  }
+
+  /** Carries a known target's new labels; journals the first relabel of the operation. */
+  void relabel(int slot, Target t) {
+    if (!has(slot, RELABELED)) {
+      mark(slot, RELABELED);
+      relabeled.add(slot);
+      relabeledFrom.add(targets[slot]);
+    }
+    journal(slot, owners[slot]);
+    targets[slot] = t;
+    setLabelsHash(slot, t.labelsHash());
+  }
+
+  private void setLabelsHash(int slot, long labelsHash) {
+    long key = hashes[slot] & keyMask;
+    for (int cell = table.find(key); cell >= 0; cell = table.findNext(key, cell)) {
+      if (table.slotAt(cell) == slot) {
+        table.setAux(cell, labelsHash);
+        return;
+      }
+    }
+    throw new IllegalStateException("slot " + slot + " is not in the table");
+  }
+
+  /**
+   * Drops every live slot not marked seen in this operation: unassigns it, takes it out of the
+   * order and journals it as removed (in order). New slots are merged into the order.
+   */
+  void dropUnseenAndOrderAdded() {
+    int n = order.size();
+    boolean anyRemoved = seenKnown < n;
+    seenKnown = 0;
+    if (!anyRemoved && added.isEmpty()) {
+      return;
+    }
+    // The unseen slots come from one sequential pass over the table, then in order: the order is
+    // filtered by walking both lists, with no per-slot lookup.
+    unseen.clear();
+    if (anyRemoved) {
+      table.unseen(epoch, unseen);
+      sorter.sort(unseen.array(), unseen.size(), hashes, targets);
+    }
+    sorter.sort(added.array(), added.size(), hashes, targets);
+    IntList next = new IntList(n - unseen.size() + added.size());
+    int[] o = order.array();
+    int[] gone = unseen.array();
+    int goneCount = unseen.size();
+    int g = 0;
+    int a = 0;
+    int[] ad = added.array();
+    int addedCount = added.size();
+    for (int i = 0; i < n; i++) {
+      int s = o[i];
+      if (g < goneCount && gone[g] == s) {
+        g++;
+        int owner = owners[s];
+        journal(s, owner);
+        if (owner >= 0) {
+          membersById[owner].remove(jobs[s]);
+        }
+        owners[s] = REMOVED;
+        removed.add(s);
+        continue;
+      }
+      while (a < addedCount && SlotOrder.compare(ad[a], s, hashes, targets) < 0) {
+        next.add(ad[a++]);
+      }
+      next.add(s);
+    }
+    while (a < addedCount) {
+      next.add(ad[a++]);
+    }
+    if (g != goneCount) {
+      throw new IllegalStateException("unseen slots out of order: " + g + " of " + goneCount);
+    }
+    order = next;
+    unseen.reset();
+  }
+
+  /** Unassigns every target of the given (departed) members; returns their slots, in order. */
+  void orphansOf(boolean[] departedById, IntList out) {
+    int n = order.size();
+    int[] o = order.array();
+    for (int i = 0; i < n; i++) {
+      int s = o[i];
+      int owner = owners[s];
+      if (owner >= 0 && owner < departedById.length && departedById[owner]) {
+        place(s, null);
+        out.add(s);
+      }
+    }
+  }
+
+  @Override
+  public void place(int slot, Member member) {
+    int next = member == null ? NONE : member.id();
+    int o = owners[slot];
+    if (o == next) {
+      return;
+    }
+    journal(slot, o);
+    if (o >= 0) {
+      membersById[o].remove(jobs[slot]);
+    }
+    owners[slot] = next;
+    if (member != null) {
+      member.add(jobs[slot]);
+    }
+  }
+
+  private void journal(int slot, int previousOwner) {
+    if (!has(slot, TOUCHED)) {
+      mark(slot, TOUCHED);
+      touched.add(slot);
+      previousOwners[slot] = previousOwner;
+    }
+  }
+
+  // ---- the journal, for the publisher ----
+
+  /** Slots touched in this operation, in the order first touched. */
+  IntList touched() {
+    return touched;
+  }
+
+  /**
+   * The owner before this operation of a touched slot ({@link #NEW} for a new target,
+   * {@link #NONE} for an unassigned one); meaningless for a slot not touched.
+   */
+  int previousOwner(int slot) {
+    return previousOwners[slot];
+  }
+
+  /** Slots added in this operation, in {@link TargetOrder} once the order was updated. */
+  IntList added() {
+    return added;
+  }
+
+  /** Slots removed in this operation, in {@link TargetOrder}. */
+  IntList removed() {
+    return removed;
+  }
+
+  /** Slots relabeled in this operation (in the order first relabeled). */
+  IntList relabeled() {
+    return relabeled;
+  }
+
+  /** The instance each {@link #relabeled()} slot had before this operation. */
+  List<Target> relabeledFrom() {
+    return relabeledFrom;
+  }
+
+  /**
+   * Forgets the relabels of this operation that ended where they began (a duplicate given later
+   * in the same call restored the first labels), so {@link #relabeled()} lists only real ones.
+   */
+  void settleRelabels() {
+    int w = 0;
+    for (int i = 0; i < relabeled.size(); i++) {
+      int s = relabeled.get(i);
+      Target from = relabeledFrom.get(i);
+      if (from.labelsHash() == targets[s].labelsHash()) {
+        marks[s] &= ~RELABELED;
+        // Keep the instance the snapshot already holds: nothing changed.
+        targets[s] = from;
+        setLabelsHash(s, from.labelsHash());
+        continue;
+      }
+      relabeled.set(w, s);
+      relabeledFrom.set(w++, from);
+    }
+    relabeled.truncate(w);
+    relabeledFrom.subList(w, relabeledFrom.size()).clear();
+  }
+
+  /** Whether the slot's labels changed in this operation (after {@link #settleRelabels}). */
+  boolean isRelabeled(int slot) {
+    return has(slot, RELABELED);
+  }
+
+  boolean isTouched(int slot) {
+    return has(slot, TOUCHED);
+  }
+
+  /** Frees the removed slots and forgets the journal. */
+  void endOperation() {
+    for (int i = 0; i < removed.size(); i++) {
+      int s = removed.get(i);
+      table.remove(hashes[s] & keyMask, s);
+      targets[s] = null;
+      free.add(s);
+    }
+    touched.reset();
+    added.reset();
+    removed.reset();
+    relabeled.reset();
+    relabeledFrom.clear();
+  }
+
+  private void grow() {
+    resize(targets.length * 2);
+  }
+
+  private void resize(int n) {
+    targets = Arrays.copyOf(targets, n);
+    hashes = Arrays.copyOf(hashes, n);
+    owners = Arrays.copyOf(owners, n);
+    jobs = Arrays.copyOf(jobs, n);
+    marks = Arrays.copyOf(marks, n);
+    previousOwners = Arrays.copyOf(previousOwners, n);
+  }
+}

@@ -1,0 +1,116 @@
+package dev.apportion.allocation.internal;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSortedSet;
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.AbstractSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The immutable state readers see. A new snapshot shares everything a change did not touch with
+ * the previous one: the {@link TargetTable} shards, the per-collector entries and their per-job
+ * lists. Publishing one is a single volatile write in the {@link Engine}.
+ */
+final class Snapshot implements Allocation {
+  static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
+      new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build());
+
+  final ImmutableSortedSet<Collector> collectors;
+  /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
+  final ImmutableMap<String, Integer> indexByName;
+  /** Per collector, in name order. */
+  final JobLists[] entries;
+  final TargetTable table;
+  final ImmutableSortedSet<Target> unassigned;
+  private final Set<Target> targetsView;
+
+  Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Integer> indexByName,
+      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned) {
+    this.collectors = collectors;
+    this.indexByName = indexByName;
+    this.entries = entries;
+    this.table = table;
+    this.unassigned = unassigned;
+    this.targetsView = new TargetsView(table);
+  }
+
+  @Override
+  public Set<Collector> collectors() {
+    return collectors;
+  }
+
+  @Override
+  public Set<Target> targets() {
+    return targetsView;
+  }
+
+  @Override
+  public Optional<String> collectorOf(Target target) {
+    return Optional.ofNullable(table.owner(target));
+  }
+
+  @Override
+  public Set<Target> unassigned() {
+    return unassigned;
+  }
+
+  /** The entry of a collector, or null. */
+  JobLists entry(String collector) {
+    Integer i = indexByName.get(collector);
+    return i == null ? null : entries[i];
+  }
+
+  @Override
+  public List<Target> targetsFor(String collector, String job) {
+    JobLists e = entry(collector);
+    return e == null ? ImmutableList.of() : e.targets(job);
+  }
+
+  @Override
+  public Set<String> jobsFor(String collector) {
+    JobLists e = entry(collector);
+    return e == null ? ImmutableSortedSet.of() : e.jobs();
+  }
+
+  @Override
+  public int targetCount(String collector) {
+    JobLists e = entry(collector);
+    return e == null ? 0 : e.count;
+  }
+
+  @Override
+  public String toString() {
+    return "Allocation[" + collectors.size() + " collectors, " + table.size() + " targets, "
+        + unassigned.size() + " unassigned]";
+  }
+
+  /** An unmodifiable set view of the table; contains() is by identity. */
+  private static final class TargetsView extends AbstractSet<Target> {
+    private final TargetTable table;
+
+    TargetsView(TargetTable table) {
+      this.table = table;
+    }
+
+    @Override
+    public Iterator<Target> iterator() {
+      return table.iterator();
+    }
+
+    @Override
+    public int size() {
+      return table.size();
+    }
+
+    @Override
+    public boolean contains(Object o) {
+      return o instanceof Target t && table.instance(t) != null;
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * An immutable map from target to owner that a change copies only in part: the targets are
+ * split into {@code 2^bits} shards by the top bits of their identity hash, each shard a pair of
+ * arrays sorted in {@link TargetOrder}. Applying a change rebuilds only the shards it touches,
+ * so a change of {@code k} targets costs about {@code k * shardSize} copies, not {@code n}. The
+ * shard count follows the size (about 16 targets a shard), re-chosen when the size drifts by 4x.
+ * Iteration is in {@link TargetOrder}.
+ */
+final class TargetTable implements Iterable<Target> {
+  private static final Target[] NO_TARGETS = new Target[0];
+  private static final String[] NO_OWNERS = new String[0];
+  static final TargetTable EMPTY = new TargetTable(0, new Shard[] {new Shard(NO_TARGETS,
+      NO_OWNERS)}, 0);
+
+  /** Marks a removal in {@link #apply}. */
+  static final String REMOVE = new String("<removed>");
+
+  private static final class Shard {
+    final Target[] targets;
+    final String[] owners;
+
+    Shard(Target[] targets, String[] owners) {
+      this.targets = targets;
+      this.owners = owners;
+    }
+
+    int find(Target t) {
+      int lo = 0;
+      int hi = targets.length - 1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        int c = TargetOrder.compare(targets[mid], t);
+        if (c < 0) {
+          lo = mid + 1;
+        } else if (c > 0) {
+          hi = mid - 1;
+        } else {
+          return mid;
+        }
+      }
+      return -1;
+    }
+  }
+
+  private final int bits;
+  private final Shard[] shards;
+  private final int size;
+
+  private TargetTable(int bits, Shard[] shards, int size) {
+    this.bits = bits;
+    this.shards = shards;
+    this.size = size;
+  }
+
+  int size() {
+    return size;
+  }
+
+  private int shardOf(Target t) {
+    return bits == 0 ? 0 : (int) (t.hash() >>> (64 - bits));
+  }
+
+  /** The stored instance equal to {@code t}, or null. */
+  Target instance(Target t) {
+    Shard s = shards[shardOf(t)];
+    int i = s.find(t);
+    return i < 0 ? null : s.targets[i];
+  }
+
+  /** The owner of {@code t}, or null when unknown or unassigned. */
+  String owner(Target t) {
+    Shard s = shards[shardOf(t)];
+    int i = s.find(t);
+    return i < 0 ? null : s.owners[i];
+  }
+
+  /**
+   * A table with changes applied: {@code targets[i]} (the instance to store) gets
+   * {@code owners[i]} (null for unassigned, {@link #REMOVE} to drop it). The arrays are sorted in
+   * {@link TargetOrder} and hold each target once.
+   */
+  // REMOVE is a sentinel compared by identity, on purpose.
+  @SuppressWarnings("ReferenceEquality")
+  TargetTable apply(Target[] targets, String[] owners, int count) {
+    if (count == 0) {
+      return this;
+    }
+    int grown = idealBits(size + count);
+    if (grown - bits >= 2) {
+      // A change much larger than the table (a first placement): reshard first, so the change
+      // is merged into small shards instead of one huge shard that is resharded after.
+      return reshard(grown).apply(targets, owners, count);
+    }
+    Shard[] next = shards.clone();
+    int newSize = size;
+    int i = 0;
+    while (i < count) {
+      int shard = shardOf(targets[i]);
+      int j = i;
+      while (j < count && shardOf(targets[j]) == shard) {
+        j++;
+      }
+      Shard old = shards[shard];
+      Target[] outT = new Target[old.targets.length + (j - i)];
+      String[] outO = new String[outT.length];
+      int w = 0;
+      int o = 0;
+      for (int c = i; c < j; c++) {
+        Target t = targets[c];
+        while (o < old.targets.length && TargetOrder.compare(old.targets[o], t) < 0) {
+          outT[w] = old.targets[o];
+          outO[w++] = old.owners[o++];
+        }
+        boolean existed = o < old.targets.length && old.targets[o].equals(t);
+        if (existed) {
+          o++;
+        }
+        if (owners[c] == REMOVE) {
+          if (existed) {
+            newSize--;
+          }
+          continue;
+        }
+        if (!existed) {
+          newSize++;
+        }
+        outT[w] = t;
+        outO[w++] = owners[c];
+      }
+      while (o < old.targets.length) {
+        outT[w] = old.targets[o];
+        outO[w++] = old.owners[o++];
+      }
+      next[shard] = new Shard(Arrays.copyOf(outT, w), Arrays.copyOf(outO, w));
+      i = j;
+    }
+    TargetTable table = new TargetTable(bits, next, newSize);
+    int ideal = idealBits(newSize);
+    return Math.abs(ideal - bits) >= 2 ? table.reshard(ideal) : table;
+  }
+
+  private static int idealBits(int size) {
+    int perShard = 16;
+    int shards = Math.max(1, size / perShard);
+    return Math.min(20, 31 - Integer.numberOfLeadingZeros(shards));
+  }
+
+  private TargetTable reshard(int newBits) {
+    int count = 1 << newBits;
+    int[] sizes = new int[count];
+    for (Shard s : shards) {
+      for (Target t : s.targets) {
+        sizes[newBits == 0 ? 0 : (int) (t.hash() >>> (64 - newBits))]++;
+      }
+    }
+    Shard[] next = new Shard[count];
+    int[] fill = new int[count];
+    for (int i = 0; i < count; i++) {
+      next[i] = new Shard(new Target[sizes[i]], new String[sizes[i]]);
+    }
+    for (Shard s : shards) {
+      for (int k = 0; k < s.targets.length; k++) {
+        Target t = s.targets[k];
+        int b = newBits == 0 ? 0 : (int) (t.hash() >>> (64 - newBits));
+        next[b].targets[fill[b]] = t;
+        next[b].owners[fill[b]++] = s.owners[k];
+      }
+    }
+    return new TargetTable(newBits, next, size);
+  }
+
+  @Override
+  public Iterator<Target> iterator() {
+    return new Iterator<>() {
+      int shard;
+      int index;
+
+      @Override
+      public boolean hasNext() {
+        while (shard < shards.length && index >= shards[shard].targets.length) {
+          shard++;
+          index = 0;
+        }
+        return shard < shards.length;
+      }
+
+      @Override
+      public Target next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return shards[shard].targets[index++];
+      }
+    };
+  }
+}

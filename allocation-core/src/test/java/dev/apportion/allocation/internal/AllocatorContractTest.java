@@ -1,0 +1,420 @@
+package dev.apportion.allocation.internal;
+
+import static dev.apportion.allocation.internal.Fixtures.assertComplete;
+import static dev.apportion.allocation.internal.Fixtures.assignment;
+import static dev.apportion.allocation.internal.Fixtures.collectors;
+import static dev.apportion.allocation.internal.Fixtures.targets;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.AllocationChange;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every strategy shares. Each strategy's test class extends this one (the JCTools
+ * pattern): an implementation that breaks the contract fails here, whatever else it does.
+ */
+abstract class AllocatorContractTest {
+  final List<AllocationChange> changes = new ArrayList<>();
+
+  /** The builder of the strategy under test, configured as the subclass wants. */
+  abstract Allocators.Builder builder();
+
+  /** Whether the assignment is a function of the two sets alone. */
+  boolean deterministic() {
+    return true;
+  }
+
+  Allocator allocator() {
+    return builder().listener(changes::add).build();
+  }
+
+  private AllocationChange last() {
+    return changes.get(changes.size() - 1);
+  }
+
+  @Test
+  void targetsSetBeforeCollectorsArePlacedWhenCollectorsArrive() {
+    Allocator a = allocator();
+    List<Target> ts = targets(500, 5);
+    a.setTargets(ts);
+    assertComplete(a, ts);
+    assertEquals(500, a.snapshot().unassigned().size(), "no collectors yet: all unassigned");
+    a.setCollectors(collectors(5));
+    assertComplete(a, ts);
+    assertTrue(a.snapshot().unassigned().isEmpty());
+    assertEquals(500, last().moves().size(), "every target placed once");
+  }
+
+  @Test
+  void shrinkingTheTargetSetKeepsExactlyTheSurvivors() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(7));
+    List<Target> ts = targets(1000, 4);
+    a.setTargets(ts);
+    List<Target> survivors = ts.subList(0, 600);
+    a.setTargets(survivors);
+    assertComplete(a, survivors);
+    for (Target gone : ts.subList(600, 1000)) {
+      assertEquals(Optional.empty(), a.snapshot().collectorOf(gone));
+    }
+  }
+
+  @Test
+  void everyAssignmentPointsAtALiveCollectorAfterAnyCollectorChange() {
+    Allocator a = allocator();
+    List<Target> ts = targets(2000, 3);
+    a.setTargets(ts);
+    Random random = new Random(42);
+    List<Collector> pool = collectors(20);
+    for (int step = 0; step < 30; step++) {
+      List<Collector> some = new ArrayList<>();
+      for (Collector c : pool) {
+        if (random.nextInt(3) > 0) {
+          some.add(c);
+        }
+      }
+      if (some.isEmpty()) {
+        some.add(pool.get(0));
+      }
+      a.setCollectors(some);
+      assertComplete(a, ts);
+      assertTrue(a.snapshot().unassigned().isEmpty());
+    }
+  }
+
+  @Test
+  void settingTheSameTargetsOrCollectorsAgainMovesNothing() {
+    Allocator a = allocator();
+    List<Target> ts = targets(1000, 3);
+    a.setCollectors(collectors(9));
+    a.setTargets(ts);
+    Allocation before = a.snapshot();
+    List<Target> shuffled = new ArrayList<>(ts);
+    Collections.shuffle(shuffled, new Random(1));
+    a.setTargets(shuffled);
+    assertEquals(List.of(), last().moves());
+    List<Collector> cs = new ArrayList<>(collectors(9));
+    Collections.reverse(cs);
+    a.setCollectors(cs);
+    assertEquals(List.of(), last().moves());
+    assertEquals(0, last().reassigned());
+    assertSame(before, a.snapshot(), "nothing changed: the same snapshot stands");
+  }
+
+  @Test
+  void aMetaLabelChangeKeepsTheCollectorAndCarriesTheNewLabels() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(4));
+    List<Target> ts = targets(200, 2);
+    a.setTargets(ts);
+    Map<Target, String> before = assignment(a.snapshot());
+    List<Target> relabeled = new ArrayList<>();
+    for (Target t : ts) {
+      Map<String, String> labels = new HashMap<>(t.labels());
+      labels.put("__meta_kubernetes_pod_annotation_rev", "2");
+      relabeled.add(Target.of(t.job(), t.address(), labels));
+    }
+    a.setTargets(relabeled);
+    assertEquals(List.of(), last().moves(), "a meta-only change is not a move");
+    assertEquals(before, assignment(a.snapshot()));
+    Allocation s = a.snapshot();
+    for (Target t : relabeled) {
+      String c = s.collectorOf(t).orElseThrow();
+      Target held = s.targetsFor(c, t.job()).get(s.targetsFor(c, t.job()).indexOf(t));
+      assertEquals("2", held.labels().get("__meta_kubernetes_pod_annotation_rev"));
+    }
+    assertComplete(a, relabeled);
+  }
+
+  @Test
+  void duplicateTargetsCollapseToTheLastOneGiven() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(3));
+    Target first = Target.of("j", "h:1", Map.of("__meta_x", "1"));
+    Target second = Target.of("j", "h:1", Map.of("__meta_x", "2"));
+    a.setTargets(List.of(first, second));
+    assertEquals(1, a.snapshot().targets().size());
+    String c = a.snapshot().collectorOf(first).orElseThrow();
+    assertEquals("2", a.targetsFor(c, "j").get(0).labels().get("__meta_x"));
+  }
+
+  @Test
+  void targetsForUnknownNamesIsEmpty() {
+    Allocator a = allocator();
+    assertEquals(List.of(), a.targetsFor("nobody", "nothing"));
+    a.setCollectors(collectors(2));
+    a.setTargets(targets(10, 1));
+    assertEquals(List.of(), a.targetsFor("nobody", "job-0"));
+    assertEquals(List.of(), a.targetsFor("collector-0", "no-such-job"));
+    assertEquals(0, a.snapshot().targetCount("nobody"));
+    assertTrue(a.snapshot().jobsFor("nobody").isEmpty());
+  }
+
+  @Test
+  void targetsForDoesNotCopy() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(2));
+    a.setTargets(targets(100, 1));
+    String c = a.snapshot().collectors().iterator().next().name();
+    assertSame(a.targetsFor(c, "job-0"), a.targetsFor(c, "job-0"));
+    assertThrows(UnsupportedOperationException.class, () -> a.targetsFor(c, "job-0").clear());
+  }
+
+  @Test
+  void anEmptyCollectorSetIsATransientBlip() {
+    Allocator a = allocator();
+    List<Target> ts = targets(300, 3);
+    a.setCollectors(collectors(4));
+    a.setTargets(ts);
+    Allocation before = a.snapshot();
+    a.setCollectors(List.of());
+    assertSame(before, a.snapshot(), "the last assignment stands");
+    assertEquals(List.of(), last().moves());
+    List<Target> more = new ArrayList<>(ts);
+    more.addAll(targets(400, 3).subList(300, 400));
+    a.setTargets(more);
+    assertComplete(a, more);
+    assertTrue(a.snapshot().unassigned().isEmpty(), "new targets go to the last collector set");
+    a.setCollectors(collectors(4));
+    assertEquals(List.of(), last().moves(), "the same set again: nothing moves");
+  }
+
+  @Test
+  void duplicateCollectorNamesAreRejectedAndLeaveTheStateAsItWas() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(3));
+    a.setTargets(targets(100, 2));
+    Allocation before = a.snapshot();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> a.setCollectors(List.of(Collector.of("x", "n1"), Collector.of("y"),
+            Collector.of("x", "n2"))));
+    assertTrue(e.getMessage().contains("'x'"), e.getMessage());
+    assertSame(before, a.snapshot());
+    assertThrows(NullPointerException.class, () -> a.setCollectors(null));
+    assertThrows(NullPointerException.class,
+        () -> a.setCollectors(java.util.Arrays.asList(Collector.of("a"), null)));
+    assertThrows(NullPointerException.class, () -> a.setTargets(null));
+    assertThrows(NullPointerException.class,
+        () -> a.setTargets(java.util.Arrays.asList(Target.of("j", "a"), null)));
+    assertSame(before, a.snapshot());
+  }
+
+  @Test
+  void movesReportedToListenersMatchTheSnapshots() {
+    Allocator a = allocator();
+    List<Target> ts = targets(1500, 3);
+    a.setTargets(ts);
+    a.setCollectors(collectors(10));
+    a.setCollectors(collectors(12));
+    a.setCollectors(collectors(12).subList(1, 12));
+    a.setTargets(ts.subList(100, 1500));
+    for (AllocationChange c : changes) {
+      Map<Target, String> before = assignment(c.before());
+      Map<Target, String> after = assignment(c.after());
+      int expected = 0;
+      for (Move m : c.moves()) {
+        assertEquals(Optional.ofNullable(before.get(m.target())), m.from());
+        assertEquals(Optional.ofNullable(after.get(m.target())), m.to());
+      }
+      java.util.Set<Target> all = new java.util.HashSet<>(before.keySet());
+      all.addAll(after.keySet());
+      for (Target t : all) {
+        if (!java.util.Objects.equals(before.get(t), after.get(t))) {
+          expected++;
+        }
+      }
+      assertEquals(expected, c.moves().size(), "every changed target is a move, once");
+      assertEquals(a.strategy(), c.strategy());
+    }
+  }
+
+  @Test
+  void theSameSetsInAnotherOrderAndHistoryGiveTheSameAssignment() {
+    if (!deterministic()) {
+      return;
+    }
+    List<Target> ts = targets(3000, 5);
+    Allocator one = allocator();
+    one.setCollectors(collectors(13));
+    one.setTargets(ts);
+
+    Allocator two = allocator();
+    List<Target> reversed = new ArrayList<>(ts);
+    Collections.reverse(reversed);
+    two.setTargets(reversed.subList(0, 1000));
+    two.setCollectors(collectors(20));
+    two.setTargets(reversed);
+    two.setCollectors(collectors(5));
+    List<Collector> cs = new ArrayList<>(collectors(13));
+    Collections.shuffle(cs, new Random(3));
+    two.setCollectors(cs);
+    assertEquals(assignment(one.snapshot()), assignment(two.snapshot()));
+  }
+
+  @Test
+  void allocatorsShareNoState() {
+    Allocator one = allocator();
+    Allocator two = allocator();
+    assertNotSame(one, two);
+    one.setCollectors(collectors(3));
+    one.setTargets(targets(50, 1));
+    assertTrue(two.snapshot().targets().isEmpty());
+    assertTrue(two.snapshot().collectors().isEmpty());
+  }
+
+  @Test
+  void readersNeverSeeAHalfAppliedChange() throws Exception {
+    Allocator a = allocator();
+    List<Target> ts = targets(2000, 4);
+    a.setTargets(ts);
+    a.setCollectors(collectors(8));
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread writer = new Thread(() -> {
+      try {
+        for (int i = 0; i < 60 && failure.get() == null; i++) {
+          a.setCollectors(collectors(4 + i % 9));
+        }
+      } catch (Throwable e) {
+        failure.compareAndSet(null, e);
+      } finally {
+        stop.set(true);
+      }
+    });
+    writer.start();
+    int checks = 0;
+    while (!stop.get() || checks == 0) {
+      try {
+        assertComplete(a.snapshot(), ts);
+      } catch (Throwable e) {
+        failure.compareAndSet(null, e);
+        break;
+      }
+      checks++;
+    }
+    writer.join();
+    if (failure.get() != null) {
+      throw new AssertionError("after " + checks + " checks", failure.get());
+    }
+  }
+
+  @Test
+  void aThrowingListenerDoesNotSilenceTheOthers() {
+    List<AllocationChange> second = new ArrayList<>();
+    RuntimeException boom = new IllegalStateException("boom");
+    Allocator a = builder().listener(c -> {
+      throw boom;
+    }).listener(second::add).build();
+    RuntimeException thrown = assertThrows(RuntimeException.class,
+        () -> a.setCollectors(collectors(2)));
+    assertSame(boom, thrown);
+    assertEquals(1, second.size(), "the second listener heard the change");
+    assertEquals(2, a.snapshot().collectors().size(), "the change was applied");
+  }
+
+  /** Throws a checked exception that the listener's signature does not declare. */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> void sneakyThrow(Throwable t) throws T {
+    throw (T) t;
+  }
+
+  @Test
+  void whateverAListenerThrowsTheOthersHearTheChange() {
+    List<Throwable> thrown = List.of(new AssertionError("assert"), new StackOverflowError(),
+        new java.io.IOException("checked"), new IllegalArgumentException("runtime"));
+    for (Throwable t : thrown) {
+      List<AllocationChange> before = new ArrayList<>();
+      List<AllocationChange> after = new ArrayList<>();
+      Allocator a = builder().listener(before::add).listener(c -> sneakyThrow(t))
+          .listener(after::add).build();
+      Throwable caught = assertThrows(Throwable.class, () -> a.setCollectors(collectors(2)));
+      assertSame(t, caught, "rethrown as it is");
+      assertEquals(1, before.size());
+      assertEquals(1, after.size(), "the listener after the throwing one heard " + t);
+      assertEquals(2, a.snapshot().collectors().size(), "the change was applied");
+    }
+  }
+
+  @Test
+  void twoThrowingListenersReachTheCallerAsOneWithTheOtherSuppressed() {
+    Error first = new AssertionError("first");
+    RuntimeException second = new IllegalStateException("second");
+    Allocator a = builder().listener(c -> {
+      throw first;
+    }).listener(c -> {
+      throw second;
+    }).build();
+    Error caught = assertThrows(AssertionError.class, () -> a.setCollectors(collectors(2)));
+    assertSame(first, caught);
+    assertEquals(List.of(second), List.of(caught.getSuppressed()));
+  }
+
+  @Test
+  void anOutOfMemoryErrorFromAListenerPropagatesAtOnce() {
+    OutOfMemoryError oom = new OutOfMemoryError("simulated");
+    List<AllocationChange> after = new ArrayList<>();
+    Allocator a = builder().listener(c -> {
+      throw oom;
+    }).listener(after::add).build();
+    assertSame(oom, assertThrows(OutOfMemoryError.class, () -> a.setCollectors(collectors(2))));
+    assertEquals(0, after.size(), "a VirtualMachineError other than a stack overflow stops here");
+    assertEquals(2, a.snapshot().collectors().size(), "the change was applied all the same");
+  }
+
+  @Test
+  void aListenerMustNotWriteToItsAllocator() {
+    AtomicReference<Allocator> self = new AtomicReference<>();
+    AtomicReference<Throwable> seen = new AtomicReference<>();
+    Allocator a = builder().listener(c -> {
+      if (c.cause() == AllocationChange.Cause.SET_COLLECTORS) {
+        try {
+          self.get().setTargets(targets(5, 1));
+        } catch (IllegalStateException e) {
+          seen.set(e);
+        }
+      }
+    }).build();
+    self.set(a);
+    a.setCollectors(collectors(2));
+    assertTrue(seen.get() instanceof IllegalStateException, "the nested write is refused");
+    assertTrue(a.snapshot().targets().isEmpty(), "and changed nothing");
+  }
+
+  @Test
+  void relabeledTargetsAreReportedWithTheirNewLabels() {
+    Allocator a = allocator();
+    a.setCollectors(collectors(3));
+    List<Target> ts = targets(20, 2);
+    a.setTargets(ts);
+    List<Target> next = new ArrayList<>(ts);
+    Map<String, String> labels = new HashMap<>(ts.get(4).labels());
+    labels.put("__meta_kubernetes_pod_ready", "false");
+    Target relabeled = Target.of(ts.get(4).job(), ts.get(4).address(), labels);
+    next.set(4, relabeled);
+    a.setTargets(next);
+    assertEquals(1, last().relabeled().size());
+    assertEquals("false", last().relabeled().get(0).labels().get("__meta_kubernetes_pod_ready"));
+    assertEquals(List.of(), last().moves());
+    a.setTargets(next);
+    assertEquals(List.of(), last().relabeled(), "the same labels again: nothing to report");
+  }
+}

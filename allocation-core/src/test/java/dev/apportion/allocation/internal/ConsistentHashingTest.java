@@ -1,0 +1,101 @@
+package dev.apportion.allocation.internal;
+
+import static dev.apportion.allocation.internal.Fixtures.assertComplete;
+import static dev.apportion.allocation.internal.Fixtures.assignment;
+import static dev.apportion.allocation.internal.Fixtures.collectors;
+import static dev.apportion.allocation.internal.Fixtures.moved;
+import static dev.apportion.allocation.internal.Fixtures.targets;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConsistentHashingTest extends AllocatorContractTest {
+  @Override
+  Allocators.Builder builder() {
+    return Allocators.builder("consistent-hashing");
+  }
+
+  private static void assertBalanced(Allocation a, int targets, double loadFactor) {
+    int c = a.collectors().size();
+    int cap = (int) Math.ceil(loadFactor * targets / c);
+    for (Collector col : a.collectors()) {
+      int n = a.targetCount(col.name());
+      assertTrue(n <= cap, col + " holds " + n + " > cap " + cap);
+      assertTrue(n > 0, col + " is empty");
+    }
+  }
+
+  /** Movement bounds at one shape: grow by one, then shrink by one. */
+  private void assertMovement(int targets, int from) {
+    Allocator a = builder().build();
+    List<Target> ts = targets(targets, 10);
+    a.setTargets(ts);
+    a.setCollectors(collectors(from));
+    assertBalanced(a.snapshot(), targets, 1.1);
+    Map<Target, String> before = assignment(a.snapshot());
+
+    a.setCollectors(collectors(from + 1));
+    assertComplete(a, ts);
+    assertBalanced(a.snapshot(), targets, 1.1);
+    Map<Target, String> grown = assignment(a.snapshot());
+    int minimum = targets / (from + 1);
+    int moved = moved(before, grown);
+    assertTrue(moved <= 1.5 * minimum, "adding one moved " + moved + ", minimum " + minimum);
+
+    String victim = "collector-3";
+    int share = a.snapshot().targetCount(victim);
+    List<Collector> less = new java.util.ArrayList<>(collectors(from + 1));
+    less.removeIf(c -> c.name().equals(victim));
+    a.setCollectors(less);
+    assertComplete(a, ts);
+    assertBalanced(a.snapshot(), targets, 1.1);
+    moved = moved(grown, assignment(a.snapshot()));
+    assertTrue(moved <= 1.5 * share, "removing one moved " + moved + ", its share " + share);
+  }
+
+  @Test
+  void tenThousandTargetsOnFifteenToSixteenCollectors() {
+    assertMovement(10_000, 15);
+  }
+
+  @Test
+  void hundredThousandTargetsOnAThousandCollectors() {
+    assertMovement(100_000, 1000);
+  }
+
+  @Test
+  void theLoadFactorIsABuilderOption() {
+    Allocator a = builder().loadFactor(1.02).build();
+    List<Target> ts = targets(5000, 3);
+    a.setCollectors(collectors(20));
+    a.setTargets(ts);
+    assertBalanced(a.snapshot(), 5000, 1.02);
+    assertThrows(IllegalArgumentException.class, () -> builder().loadFactor(1.0));
+    assertThrows(IllegalArgumentException.class, () -> builder().loadFactor(0.5));
+  }
+
+  @Test
+  void itIsTheDefaultStrategy() {
+    assertEquals("consistent-hashing", Allocators.DEFAULT_STRATEGY);
+    assertThrows(IllegalArgumentException.class, () -> builder().fallback("rendezvous"));
+  }
+
+  @Test
+  void oneCollectorTakesEverything() {
+    Allocator a = builder().build();
+    List<Target> ts = targets(100, 2);
+    a.setTargets(ts);
+    a.setCollectors(List.of(Collector.of("only")));
+    assertEquals(100, a.snapshot().targetCount("only"));
+    assertEquals(Map.of(), Map.of());
+  }
+}

@@ -1,0 +1,73 @@
+package dev.apportion.allocation.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An unchanged re-set (the call every collector makes on every discovery refresh) publishes
+ * nothing new and allocates at most about one byte per target: counted with the JVM's
+ * per-thread allocation counter, which does not depend on the machine's speed.
+ */
+class EngineGarbageTest {
+
+  private static long allocatedBytes() {
+    return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+        .getThreadAllocatedBytes(Thread.currentThread().getId());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"consistent-hashing", "rendezvous", "least-weighted", "per-node"})
+  void anUnchangedReSetPublishesNothingAndAllocatesAlmostNothing(String strategy) {
+    assumeTrue(ManagementFactory.getThreadMXBean()
+        instanceof com.sun.management.ThreadMXBean);
+    int n = 20_000;
+    List<Target> targets = new ArrayList<>(n);
+    List<Target> equal = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Map<String, String> labels = new HashMap<>();
+      labels.put("pod", "p-" + i);
+      labels.put("__meta_kubernetes_pod_node_name", "node-" + (i % 50));
+      Target t = Target.of("job-" + (i % 7), "10.1." + (i >> 8) + "." + (i & 255) + ":80",
+          labels);
+      targets.add(t);
+      equal.add(Target.of(t.job(), t.address(), new HashMap<>(t.labels())));
+    }
+    List<Collector> collectors = new ArrayList<>();
+    for (int c = 0; c < 40; c++) {
+      collectors.add(Collector.of("collector-" + c, "node-" + c));
+    }
+    Allocator a = Allocators.builder(strategy).build();
+    a.setCollectors(collectors);
+    a.setTargets(targets);
+    Allocation placed = a.snapshot();
+    for (int warm = 0; warm < 5; warm++) {
+      a.setTargets(equal);
+      a.setTargets(targets);
+    }
+    long best = Long.MAX_VALUE;
+    for (int run = 0; run < 5; run++) {
+      long before = allocatedBytes();
+      a.setTargets(equal);
+      best = Math.min(best, allocatedBytes() - before);
+    }
+    assertSame(placed, a.snapshot(), "an unchanged re-set publishes no new snapshot");
+    assertTrue(best <= n, strategy + ": an unchanged re-set of " + n + " targets allocated "
+        + best + " bytes");
+    assertEquals(n, a.snapshot().targets().size());
+  }
+}

@@ -1,0 +1,125 @@
+package dev.apportion.allocation.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Test data and the completeness check every test runs after every operation. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static List<Target> targets(int n, int jobs) {
+    List<Target> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(Target.of("job-" + (i % jobs), "10.0." + (i / 250) + "." + (i % 250) + ":9100",
+          Map.of("instance", "i-" + i)));
+    }
+    return out;
+  }
+
+  /** {@code perNode} targets on each of {@code nodes} nodes, via the pod node label. */
+  static List<Target> nodeTargets(int nodes, int perNode) {
+    List<Target> out = new ArrayList<>();
+    for (int n = 0; n < nodes; n++) {
+      for (int i = 0; i < perNode; i++) {
+        out.add(Target.of("pods", "10." + n + ".0." + i + ":8080",
+            Map.of("__meta_kubernetes_pod_node_name", node(n))));
+      }
+    }
+    return out;
+  }
+
+  static String node(int n) {
+    return "node-" + n;
+  }
+
+  static List<Collector> collectors(int n) {
+    List<Collector> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(Collector.of("collector-" + i, node(i)));
+    }
+    return out;
+  }
+
+  static Map<Target, String> assignment(Allocation a) {
+    Map<Target, String> out = new HashMap<>();
+    for (Target t : a.targets()) {
+      a.collectorOf(t).ifPresent(c -> out.put(t, c));
+    }
+    return out;
+  }
+
+  static int moved(Map<Target, String> before, Map<Target, String> after) {
+    int moved = 0;
+    for (Map.Entry<Target, String> e : before.entrySet()) {
+      String now = after.get(e.getKey());
+      if (now != null && !now.equals(e.getValue())) {
+        moved++;
+      }
+    }
+    return moved;
+  }
+
+  /**
+   * Every target of {@code expected} is assigned to exactly one live collector or unassigned,
+   * never both, never neither; the per-collector views agree with {@code collectorOf}.
+   */
+  static void assertComplete(Allocator allocator, Collection<Target> expected) {
+    assertComplete(allocator.snapshot(), expected);
+  }
+
+  static void assertComplete(Allocation a, Collection<Target> expected) {
+    Set<Target> want = new HashSet<>(expected);
+    assertEquals(want, new HashSet<>(a.targets()), "known targets");
+    assertEquals(want.size(), a.targets().size(), "no duplicates in targets()");
+    Set<String> live = new HashSet<>();
+    for (Collector c : a.collectors()) {
+      live.add(c.name());
+    }
+    int assigned = 0;
+    for (Target t : want) {
+      Optional<String> c = a.collectorOf(t);
+      boolean unassigned = a.unassigned().contains(t);
+      if (c.isPresent()) {
+        assertFalse(unassigned, () -> t + " is both assigned and unassigned");
+        assertTrue(live.contains(c.get()), () -> t + " is on dead collector " + c.get());
+        assertTrue(a.targetsFor(c.get(), t.job()).contains(t),
+            () -> t + " missing from targetsFor(" + c.get() + ")");
+        assigned++;
+      } else if (!unassigned) {
+        fail(t + " is neither assigned nor unassigned");
+      }
+    }
+    int listed = 0;
+    for (Collector c : a.collectors()) {
+      int count = 0;
+      for (String job : a.jobsFor(c.name())) {
+        List<Target> l = a.targetsFor(c.name(), job);
+        assertFalse(l.isEmpty(), "an empty job list is not listed");
+        for (Target t : l) {
+          assertEquals(Optional.of(c.name()), a.collectorOf(t), "list and collectorOf agree");
+          assertEquals(job, t.job());
+        }
+        count += l.size();
+      }
+      assertEquals(count, a.targetCount(c.name()), "targetCount of " + c.name());
+      listed += count;
+    }
+    assertEquals(assigned, listed, "every assigned target listed exactly once");
+    assertEquals(want.size() - assigned, a.unassigned().size(), "unassigned count");
+  }
+}
