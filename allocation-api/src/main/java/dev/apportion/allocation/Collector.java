@@ -106,10 +106,9 @@ public final class Collector implements Comparable<Collector> {
     if (this == o) {
       return true;
     }
-    if (!(o instanceof Collector)) {
+    if (!(o instanceof Collector other)) {
       return false;
     }
-    Collector other = (Collector) o;
     return name.equals(other.name) && Objects.equals(node, other.node);
   }
 

@@ -35,6 +35,8 @@ import java.util.function.Predicate;
  *
  * <p>All fields are final, so a view is safely published however it is shared.
  */
+// JdkObsolete: Target.labels() returns a SortedMap (public API since 0.1.0); this implements it.
+@SuppressWarnings("JdkObsolete")
 final class LabelMap extends AbstractMap<String, String> implements SortedMap<String, String> {
   /** Names and values interleaved; strictly ascending by name; never written. */
   final String[] kv;
@@ -387,8 +389,7 @@ final class LabelMap extends AbstractMap<String, String> implements SortedMap<St
     if (o == this) {
       return true;
     }
-    if (o instanceof LabelMap) {
-      LabelMap m = (LabelMap) o;
+    if (o instanceof LabelMap m) {
       return Arrays.equals(kv, from << 1, to << 1, m.kv, m.from << 1, m.to << 1);
     }
     if (!(o instanceof Map)) {

@@ -64,10 +64,9 @@ public final class Move {
     if (this == o) {
       return true;
     }
-    if (!(o instanceof Move)) {
+    if (!(o instanceof Move other)) {
       return false;
     }
-    Move other = (Move) o;
     return target.equals(other.target) && Objects.equals(from, other.from)
         && Objects.equals(to, other.to);
   }

@@ -148,8 +148,7 @@ public final class Target {
       throw new IllegalArgumentException("target address must not be blank: '" + address + "'");
     }
     String[] kv;
-    if (labels instanceof LabelMap) {
-      LabelMap m = (LabelMap) labels;
+    if (labels instanceof LabelMap m) {
       kv = m.coversArray() ? m.kv : Arrays.copyOfRange(m.kv, m.from << 1, m.to << 1);
     } else {
       kv = copy(labels);
@@ -246,6 +245,8 @@ public final class Target {
    * @param other another target
    * @return true when job, address and all labels are equal
    */
+  // ReferenceEquality: this == other is a fast path before the field-by-field comparison.
+  @SuppressWarnings("ReferenceEquality")
   public boolean sameLabels(Target other) {
     return this == other
         || (hash == other.hash
@@ -264,10 +265,9 @@ public final class Target {
     if (this == o) {
       return true;
     }
-    if (!(o instanceof Target)) {
+    if (!(o instanceof Target other)) {
       return false;
     }
-    Target other = (Target) o;
     return hash == other.hash
         && job.equals(other.job)
         && address.equals(other.address)
@@ -476,6 +476,12 @@ public final class Target {
    *
    * <p>Not reentrant: nothing between {@link #start()} and {@link #finish()} may start another
    * encoding on the same thread (only {@code String} methods run there).
+   *
+   * <p>allocation-core's {@code dev.apportion.allocation.ownership.TargetKey#writeString} writes
+   * the same string encoding for its {@code onlyLabels} key. It is a second copy on purpose: this
+   * writer is private to the api module, and sharing it across the module boundary would mean
+   * exporting encoding internals from the public api. Both are pinned by golden values; keep
+   * them in step.
    */
   private static final class Scratch {
     private static final int INITIAL = 256;
@@ -562,11 +568,9 @@ public final class Target {
           b[p++] = (byte) (0xC0 | (c >> 6));
           b[p++] = (byte) (0x80 | (c & 0x3F));
         } else if (Character.isSurrogate(c)) {
-          char d;
           if (Character.isHighSurrogate(c) && i < chars
-              && Character.isLowSurrogate(d = s.charAt(i))) {
-            i++;
-            int cp = Character.toCodePoint(c, d);
+              && Character.isLowSurrogate(s.charAt(i))) {
+            int cp = Character.toCodePoint(c, s.charAt(i++));
             b[p++] = (byte) (0xF0 | (cp >> 18));
             b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
             b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));

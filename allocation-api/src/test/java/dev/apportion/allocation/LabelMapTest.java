@@ -51,6 +51,8 @@ class LabelMapTest {
   }
 
   /** Everything a reader can observe of a sorted map, compared against the reference. */
+  // JdkObsolete: LabelMap is the SortedMap that Target.labels() returns; that is what is tested.
+  @SuppressWarnings("JdkObsolete")
   private static void assertSameSortedMap(SortedMap<String, String> expected,
       SortedMap<String, String> actual, Random random) {
     assertEquals(expected.size(), actual.size());
@@ -210,6 +212,8 @@ class LabelMapTest {
     assertEquals(Map.of("a", "1", "b", "2"), labels);
   }
 
+  // JdkObsolete: LabelMap is the SortedMap that Target.labels() returns; that is what is tested.
+  @SuppressWarnings("JdkObsolete")
   private static void assertUnmodifiable(SortedMap<String, String> m) {
     List<Executable> calls = List.of(
         () -> m.put("a", "x"),

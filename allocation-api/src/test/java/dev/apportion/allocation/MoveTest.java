@@ -27,7 +27,7 @@ class MoveTest {
     assertThrows(IllegalArgumentException.class, () -> new Move(T, "a", "a"));
     // equal, not only identical, strings
     assertThrows(IllegalArgumentException.class,
-        () -> new Move(T, "collector-a", new StringBuilder("collector-").append('a').toString()));
+        () -> new Move(T, "collector-a", "collector-".concat("a")));
   }
 
   @Test

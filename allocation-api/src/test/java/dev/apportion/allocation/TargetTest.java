@@ -161,6 +161,8 @@ class TargetTest {
   }
 
   @Test
+  // JdkObsolete: Target.labels() returns a SortedMap (public API); that is what is tested.
+  @SuppressWarnings("JdkObsolete")
   void labelsAreUnmodifiable() {
     Map<String, String> in = new HashMap<>();
     in.put("a", "1");

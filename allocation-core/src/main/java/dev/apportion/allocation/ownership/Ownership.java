@@ -11,10 +11,10 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * Decentralized ownership: one replica's view of which targets are its own, decided locally
@@ -117,7 +117,7 @@ public final class Ownership {
   private final long fingerprint;
 
   private Ownership(String self, TargetKey key, int minimumMembers,
-      TreeMap<String, Double> weights) {
+      NavigableMap<String, Double> weights) {
     this.self = self;
     this.key = key;
     this.minimumMembers = minimumMembers;
@@ -184,7 +184,7 @@ public final class Ownership {
    * @throws IllegalArgumentException if {@code self} is empty
    */
   public static Builder builder(String self) {
-    return new Builder(checkName(self));
+    return new Builder(HashRings.checkedName(self));
   }
 
   /**
@@ -291,15 +291,11 @@ public final class Ownership {
    * @return true when the local member owns it
    */
   public boolean ownsKey(long key) {
-    switch (state) {
-      case ALONE:
-      case FAIL_SAFE:
-        return true;
-      case WAITING:
-        return false;
-      default:
-        return uniform ? beatsAll(key) : ring.member(ring.ownerIndex(key)).equals(self);
-    }
+    return switch (state) {
+      case ALONE, FAIL_SAFE -> true;
+      case WAITING -> false;
+      case SHARED -> uniform ? beatsAll(key) : ring.member(ring.ownerIndex(key)).equals(self);
+    };
   }
 
   /**
@@ -323,15 +319,11 @@ public final class Ownership {
    * @return the owner's name, or empty when waiting
    */
   public Optional<String> ownerOfKey(long key) {
-    switch (state) {
-      case ALONE:
-      case FAIL_SAFE:
-        return Optional.of(self);
-      case WAITING:
-        return Optional.empty();
-      default:
-        return Optional.of(ring.owner(key));
-    }
+    return switch (state) {
+      case ALONE, FAIL_SAFE -> Optional.of(self);
+      case WAITING -> Optional.empty();
+      case SHARED -> Optional.of(ring.owner(key));
+    };
   }
 
   /**
@@ -362,7 +354,7 @@ public final class Ownership {
    * @throws IllegalArgumentException if a name is empty
    */
   public Ownership withMembers(Collection<String> members) {
-    return new Ownership(self, key, minimumMembers, uniform(members));
+    return new Ownership(self, key, minimumMembers, HashRings.checkedMembers(members));
   }
 
   /**
@@ -375,7 +367,7 @@ public final class Ownership {
    * @throws IllegalArgumentException if a name is empty or a weight is out of range
    */
   public Ownership withMembers(Map<String, Double> weights) {
-    return new Ownership(self, key, minimumMembers, checked(weights));
+    return new Ownership(self, key, minimumMembers, HashRings.checkedWeights(weights));
   }
 
   /**
@@ -506,7 +498,7 @@ public final class Ownership {
       long key) {
     for (int i = 0; i < count; i++) {
       long s = HashRings.rendezvousScore(hashes[i], key);
-      if (s > mine || (s == mine && winsTies[i])) {
+      if (HashRings.rendezvousBeats(s, mine, winsTies[i])) {
         return true;
       }
     }
@@ -514,8 +506,8 @@ public final class Ownership {
   }
 
   /**
-   * The unweighted rendezvous rule, as {@link HashRings#rendezvousScore} documents it: the
-   * highest score wins, a tie goes to the smaller name. Stops at the first member that beats the
+   * The unweighted rendezvous rule, {@link HashRings#rendezvousBeats}: the highest score wins, a
+   * tie goes to the smaller name. Stops at the first member that beats the
    * local one, which for a key the local member does not own is after O(log m) members in
    * expectation.
    */
@@ -523,7 +515,7 @@ public final class Ownership {
     long mine = HashRings.rendezvousScore(selfHash, key);
     for (int i = 0; i < otherHashes.length; i++) {
       long s = HashRings.rendezvousScore(otherHashes[i], key);
-      if (s > mine || (s == mine && otherNames[i].compareTo(self) < 0)) {
+      if (HashRings.rendezvousBeats(s, mine, otherNames[i].compareTo(self) < 0)) {
         return false;
       }
     }
@@ -560,38 +552,6 @@ public final class Ownership {
   private static void putString(Hasher h, String s) {
     byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
     h.putInt(utf8.length).putBytes(utf8);
-  }
-
-  private static String checkName(String name) {
-    Objects.requireNonNull(name, "member name must not be null");
-    if (name.isEmpty()) {
-      throw new IllegalArgumentException("member name must not be empty");
-    }
-    return name;
-  }
-
-  private static TreeMap<String, Double> uniform(Collection<String> members) {
-    Objects.requireNonNull(members, "members must not be null");
-    TreeMap<String, Double> out = new TreeMap<>();
-    for (String m : members) {
-      out.put(checkName(m), 1.0);
-    }
-    return out;
-  }
-
-  private static TreeMap<String, Double> checked(Map<String, Double> weights) {
-    Objects.requireNonNull(weights, "weights must not be null");
-    TreeMap<String, Double> out = new TreeMap<>();
-    for (Map.Entry<String, Double> e : weights.entrySet()) {
-      String name = checkName(e.getKey());
-      double w = Objects.requireNonNull(e.getValue(), () -> "weight of '" + name + "' is null");
-      if (!(w > 0) || Double.isInfinite(w)) {
-        throw new IllegalArgumentException(
-            "weight of '" + name + "' must be a finite number > 0: " + w);
-      }
-      out.put(name, w);
-    }
-    return out;
   }
 
   /**
@@ -652,7 +612,7 @@ public final class Ownership {
      * @throws IllegalArgumentException if a name is empty
      */
     public Ownership build(Collection<String> members) {
-      return new Ownership(self, key, minimumMembers, uniform(members));
+      return new Ownership(self, key, minimumMembers, HashRings.checkedMembers(members));
     }
 
     /**
@@ -665,7 +625,7 @@ public final class Ownership {
      * @throws IllegalArgumentException if a name is empty or a weight is out of range
      */
     public Ownership build(Map<String, Double> weights) {
-      return new Ownership(self, key, minimumMembers, checked(weights));
+      return new Ownership(self, key, minimumMembers, HashRings.checkedWeights(weights));
     }
   }
 }

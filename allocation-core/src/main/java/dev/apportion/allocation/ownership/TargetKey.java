@@ -142,14 +142,11 @@ public final class TargetKey {
    */
   public long keyOf(Target target) {
     Objects.requireNonNull(target, "target must not be null");
-    switch (kind) {
-      case ONLY:
-        return onlyLabelsKey(target);
-      case EXCLUDING:
-        return excludingKey(target);
-      default:
-        return target.hash();
-    }
+    return switch (kind) {
+      case ONLY -> onlyLabelsKey(target);
+      case EXCLUDING -> excludingKey(target);
+      case IDENTITY -> target.hash();
+    };
   }
 
   /**
@@ -177,7 +174,7 @@ public final class TargetKey {
   /** Equal when of the same kind with the same label names. */
   @Override
   public boolean equals(Object o) {
-    return o instanceof TargetKey && description.equals(((TargetKey) o).description);
+    return o instanceof TargetKey other && description.equals(other.description);
   }
 
   @Override
@@ -238,6 +235,13 @@ public final class TargetKey {
     return Arrays.binarySearch(names, name) >= 0;
   }
 
+  /**
+   * The same string encoding as {@link Target}'s identity hash (UTF-8 length as unsigned LEB128,
+   * then the UTF-8 bytes; {@code Target.Scratch.writeString} in allocation-api), written twice on
+   * purpose: that writer is a private, allocation-free per-thread buffer of the api module, and
+   * sharing it would mean exporting encoding internals from the public api package. Both are
+   * pinned by golden values; keep them in step.
+   */
   private static void writeString(ByteArrayOutputStream out, String s) {
     byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
     int n = utf8.length;

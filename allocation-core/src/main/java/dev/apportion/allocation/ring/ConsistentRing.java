@@ -6,7 +6,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.NavigableMap;
 
 /**
  * Consistent hashing with virtual nodes (Karger et al., "Consistent hashing and random trees",
@@ -43,11 +43,11 @@ final class ConsistentRing extends MemberTable {
   private final int bucketBits;
   private final int[] bucketStart;
 
-  ConsistentRing(TreeMap<String, Double> sortedWeights, int virtualNodes) {
+  ConsistentRing(NavigableMap<String, Double> sortedWeights, int virtualNodes) {
     this(sortedWeights, virtualNodes, null);
   }
 
-  private ConsistentRing(TreeMap<String, Double> sortedWeights, int virtualNodes,
+  private ConsistentRing(NavigableMap<String, Double> sortedWeights, int virtualNodes,
       ConsistentRing previous) {
     super(checkSize(sortedWeights), previous == null ? null : previous.hashesByName());
     this.virtualNodes = virtualNodes;
@@ -82,7 +82,8 @@ final class ConsistentRing extends MemberTable {
     bucketStart = buckets(tokens, bucketBits);
   }
 
-  private static TreeMap<String, Double> checkSize(TreeMap<String, Double> sortedWeights) {
+  private static NavigableMap<String, Double> checkSize(
+      NavigableMap<String, Double> sortedWeights) {
     if (sortedWeights.size() > INDEX_MASK + 1) {
       throw new IllegalArgumentException("a consistent ring holds at most " + (INDEX_MASK + 1)
           + " members: " + sortedWeights.size());

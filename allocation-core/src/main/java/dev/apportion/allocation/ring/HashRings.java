@@ -4,6 +4,7 @@ import com.google.common.hash.Hashing;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.TreeMap;
 
@@ -112,9 +113,10 @@ public final class HashRings {
   /**
    * The rendezvous score of a member for a key, as the unweighted rendezvous ring computes it:
    * {@code mix(key ^ memberHash)} with SplitMix64's finalizer, compared as signed longs, the
-   * higher winning and ties going to the smaller name. Public so that code holding a member's
-   * {@link #memberHash} can test "does this member beat that one for this key" in constant time
-   * (what finds the keys a newly added member takes) and so that replicas can check they agree.
+   * higher winning and ties going to the smaller name ({@link #rendezvousBeats}). Public so that
+   * code holding a member's {@link #memberHash} can test "does this member beat that one for this
+   * key" in constant time (what finds the keys a newly added member takes) and so that replicas
+   * can check they agree.
    *
    * @param memberHash a member's {@link #memberHash}
    * @param key a 64-bit key
@@ -131,20 +133,71 @@ public final class HashRings {
     return z ^ (z >>> 31);
   }
 
-  private static TreeMap<String, Double> uniform(Collection<String> members) {
+  /**
+   * The rendezvous rule, written once: a member whose score for a key is {@code score} beats one
+   * whose score is {@code otherScore} when its score is higher, or when the scores are equal and
+   * its name is the smaller ({@code nameFirst}: its name sorts before the other's by
+   * {@link String#compareTo}, which is also its index being the smaller in a ring). Scores are
+   * {@link #rendezvousScore}s, compared as signed longs.
+   *
+   * <p>Every rendezvous placement decides by this method: the rendezvous ring,
+   * {@code dev.apportion.allocation.ownership.Ownership}, and the central allocator's
+   * {@code internal/strategy/RendezvousPlacer} must call it too, so that all three pick the same
+   * owner for the same members and key. Public for those callers in other packages.
+   *
+   * @param score a member's {@link #rendezvousScore} for a key
+   * @param otherScore another member's score for the same key
+   * @param nameFirst whether the first member's name sorts before the other's
+   * @return true when the first member wins the key over the other
+   */
+  public static boolean rendezvousBeats(long score, long otherScore, boolean nameFirst) {
+    return score > otherScore || (score == otherScore && nameFirst);
+  }
+
+  /**
+   * {@link #rendezvousBeats(long, long, boolean)} for the weighted ring's scores (finite and
+   * positive, so {@code >} and {@code ==} order them totally): the same rule, in one place.
+   */
+  static boolean rendezvousBeats(double score, double otherScore, boolean nameFirst) {
+    return score > otherScore || (score == otherScore && nameFirst);
+  }
+
+  /**
+   * Checks member names as the ring factories do and gives each weight 1, but accepts an empty
+   * list: the one home of that validation, public so that
+   * {@code dev.apportion.allocation.ownership.Ownership} (another package, which accepts an empty
+   * member list) applies the same checks. Not needed by applications: the factories apply it.
+   *
+   * @param members the members' names; duplicates collapse
+   * @return a new map from each name to 1, in name order; empty when {@code members} is
+   * @throws NullPointerException if {@code members} or a name is null
+   * @throws IllegalArgumentException if a name is empty
+   */
+  public static NavigableMap<String, Double> checkedMembers(Collection<String> members) {
     Objects.requireNonNull(members, "members must not be null");
     TreeMap<String, Double> weights = new TreeMap<>();
     for (String m : members) {
-      weights.put(checkName(m), 1.0);
+      weights.put(checkedName(m), 1.0);
     }
-    return nonEmpty(weights);
+    return weights;
   }
 
-  static TreeMap<String, Double> checked(Map<String, Double> weights) {
+  /**
+   * Checks members and weights as the weighted ring factories do, but accepts an empty map: the
+   * one home of that validation, public so that
+   * {@code dev.apportion.allocation.ownership.Ownership} (another package) applies the same
+   * checks. Not needed by applications: the factories apply it.
+   *
+   * @param weights the members and their weights (finite, &gt; 0)
+   * @return a new map of the same members and weights, in name order
+   * @throws NullPointerException if {@code weights}, a name or a weight is null
+   * @throws IllegalArgumentException if a name is empty or a weight is out of range
+   */
+  public static NavigableMap<String, Double> checkedWeights(Map<String, Double> weights) {
     Objects.requireNonNull(weights, "weights must not be null");
     TreeMap<String, Double> copy = new TreeMap<>();
     for (Map.Entry<String, Double> e : weights.entrySet()) {
-      String name = checkName(e.getKey());
+      String name = checkedName(e.getKey());
       double w = Objects.requireNonNull(e.getValue(), () -> "weight of '" + name + "' is null");
       if (!(w > 0) || Double.isInfinite(w)) {
         throw new IllegalArgumentException(
@@ -152,10 +205,20 @@ public final class HashRings {
       }
       copy.put(name, w);
     }
-    return nonEmpty(copy);
+    return copy;
   }
 
-  private static String checkName(String name) {
+  /**
+   * Checks a member's name as the ring factories do: the one home of that validation, public so
+   * that {@code dev.apportion.allocation.ownership.Ownership} (another package) applies it to its
+   * local member's name. Not needed by applications.
+   *
+   * @param name a member's name
+   * @return {@code name}
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public static String checkedName(String name) {
     Objects.requireNonNull(name, "member name must not be null");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("member name must not be empty");
@@ -163,7 +226,15 @@ public final class HashRings {
     return name;
   }
 
-  private static TreeMap<String, Double> nonEmpty(TreeMap<String, Double> weights) {
+  private static NavigableMap<String, Double> uniform(Collection<String> members) {
+    return nonEmpty(checkedMembers(members));
+  }
+
+  static NavigableMap<String, Double> checked(Map<String, Double> weights) {
+    return nonEmpty(checkedWeights(weights));
+  }
+
+  private static NavigableMap<String, Double> nonEmpty(NavigableMap<String, Double> weights) {
     if (weights.isEmpty()) {
       throw new IllegalArgumentException("a ring needs at least one member");
     }

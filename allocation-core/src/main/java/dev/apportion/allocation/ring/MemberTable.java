@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.NavigableMap;
 
 /**
  * What both rings keep about their members: names in name order (an index is a position here),
@@ -17,7 +17,7 @@ abstract class MemberTable implements HashRing {
   private final List<String> members;
 
   /** Hashes every member. */
-  MemberTable(TreeMap<String, Double> sortedWeights) {
+  MemberTable(NavigableMap<String, Double> sortedWeights) {
     this(sortedWeights, null);
   }
 
@@ -25,7 +25,7 @@ abstract class MemberTable implements HashRing {
    * Takes the hash of a member from {@code known} when it has one, so that a ring built from
    * another does not hash the survivors again.
    */
-  MemberTable(TreeMap<String, Double> sortedWeights, Map<String, Long> known) {
+  MemberTable(NavigableMap<String, Double> sortedWeights, Map<String, Long> known) {
     int n = sortedWeights.size();
     names = sortedWeights.keySet().toArray(new String[0]);
     hashes = new long[n];

@@ -4,28 +4,30 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.NavigableMap;
 
 /**
  * Rendezvous, or highest-random-weight, hashing (Thaler and Ravishankar, "Using name-based
  * mappings to increase hit rates", IEEE/ACM ToN 1998).
  *
  * <p><b>Design.</b> Every member scores every key with {@code mix(key ^ memberHash)}; the highest
- * score wins, ties going to the smaller name. With weights, the score becomes
- * {@code -w / ln(u)} with {@code u} the mixed value mapped into (0, 1) (Schindelhauer and
- * Schomaker's logarithmic method), which gives member {@code i} the share {@code w_i / sum(w)}.
+ * score wins, ties going to the smaller name ({@link HashRings#rendezvousBeats}, the rule's one
+ * home; an index is a position in name order, so a later index never wins a tie). With weights,
+ * the score becomes {@code -w / ln(u)} with {@code u} the mixed value mapped into (0, 1)
+ * (Schindelhauer and Schomaker's logarithmic method), which gives member {@code i} the share
+ * {@code w_i / sum(w)}.
  *
  * <p><b>Guarantees.</b> Removing a member moves exactly the keys it owned; adding one moves
  * exactly the keys it now wins. Nothing but the key and the member set enters the score.
  *
  * <p><b>Cost.</b> A lookup is one mix per member (about a nanosecond each, unweighted; a
- * logarithm each, weighted), allocation-free. {@link #owners} and {@link #ownerIndices} score and sort every member, and
- * allocate. Building is O(members log members).
+ * logarithm each, weighted), allocation-free. {@link #owners} and {@link #ownerIndices} score
+ * and sort every member, and allocate. Building is O(members log members).
  */
 final class RendezvousRing extends MemberTable {
   private final boolean uniform;
 
-  RendezvousRing(TreeMap<String, Double> sortedWeights) {
+  RendezvousRing(NavigableMap<String, Double> sortedWeights) {
     super(sortedWeights);
     boolean same = true;
     for (double w : weights) {
@@ -41,7 +43,7 @@ final class RendezvousRing extends MemberTable {
       long bestScore = HashRings.mix(key ^ hashes[0]);
       for (int i = 1; i < hashes.length; i++) {
         long s = HashRings.mix(key ^ hashes[i]);
-        if (s > bestScore) {
+        if (HashRings.rendezvousBeats(s, bestScore, false)) {
           bestScore = s;
           best = i;
         }
@@ -52,7 +54,7 @@ final class RendezvousRing extends MemberTable {
     double bestScore = weightedScore(0, key);
     for (int i = 1; i < hashes.length; i++) {
       double s = weightedScore(i, key);
-      if (s > bestScore) {
+      if (HashRings.rendezvousBeats(s, bestScore, false)) {
         bestScore = s;
         best = i;
       }
@@ -93,10 +95,11 @@ final class RendezvousRing extends MemberTable {
       }
     }
     if (uniform) {
-      Arrays.sort(order, (a, b) -> raw[a] != raw[b] ? Long.compare(raw[b], raw[a]) : a - b);
+      Arrays.sort(order, (a, b) -> HashRings.rendezvousBeats(raw[a], raw[b], a < b) ? -1
+          : HashRings.rendezvousBeats(raw[b], raw[a], b < a) ? 1 : 0);
     } else {
-      Arrays.sort(order, (a, b) -> weighted[a] != weighted[b]
-          ? Double.compare(weighted[b], weighted[a]) : a - b);
+      Arrays.sort(order, (a, b) -> HashRings.rendezvousBeats(weighted[a], weighted[b], a < b) ? -1
+          : HashRings.rendezvousBeats(weighted[b], weighted[a], b < a) ? 1 : 0);
     }
     List<String> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {

@@ -13,22 +13,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
-import java.util.function.Function;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 class HashRingTest {
   enum Kind {
-    RENDEZVOUS(HashRings::rendezvous, w -> HashRings.rendezvous(w)),
-    CONSISTENT(HashRings::consistent, w -> HashRings.consistent(w, 256));
+    RENDEZVOUS {
+      @Override
+      HashRing plain(List<String> members) {
+        return HashRings.rendezvous(members);
+      }
 
-    final Function<List<String>, HashRing> plain;
-    final Function<Map<String, Double>, HashRing> weighted;
+      @Override
+      HashRing weighted(Map<String, Double> weights) {
+        return HashRings.rendezvous(weights);
+      }
+    },
+    CONSISTENT {
+      @Override
+      HashRing plain(List<String> members) {
+        return HashRings.consistent(members);
+      }
 
-    Kind(Function<List<String>, HashRing> plain, Function<Map<String, Double>, HashRing> weighted) {
-      this.plain = plain;
-      this.weighted = weighted;
-    }
+      @Override
+      HashRing weighted(Map<String, Double> weights) {
+        return HashRings.consistent(weights, 256);
+      }
+    };
+
+    abstract HashRing plain(List<String> members);
+
+    abstract HashRing weighted(Map<String, Double> weights);
   }
 
   static List<String> names(int n) {
@@ -54,8 +69,8 @@ class HashRingTest {
     List<String> names = names(50);
     List<String> shuffled = new ArrayList<>(names);
     Collections.shuffle(shuffled, new Random(7));
-    HashRing a = kind.plain.apply(names);
-    HashRing b = kind.plain.apply(shuffled);
+    HashRing a = kind.plain(names);
+    HashRing b = kind.plain(shuffled);
     assertEquals(a.members(), b.members(), "members are in name order");
     for (long k : keys(10_000, 1)) {
       assertEquals(a.ownerIndex(k), b.ownerIndex(k));
@@ -65,7 +80,7 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void anIncrementalRingEqualsAFreshOne(Kind kind) {
-    HashRing grown = kind.plain.apply(names(20));
+    HashRing grown = kind.plain(names(20));
     Map<String, Double> next = new LinkedHashMap<>();
     for (String n : names(30)) {
       if (!n.equals("member-4") && !n.equals("member-11")) {
@@ -73,7 +88,7 @@ class HashRingTest {
       }
     }
     grown = grown.withMembers(next);
-    HashRing fresh = kind.plain.apply(new ArrayList<>(next.keySet()));
+    HashRing fresh = kind.plain(new ArrayList<>(next.keySet()));
     assertEquals(fresh.members(), grown.members());
     for (long k : keys(20_000, 2)) {
       assertEquals(fresh.owner(k), grown.owner(k));
@@ -83,10 +98,10 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void removingAMemberMovesOnlyItsKeys(Kind kind) {
-    HashRing before = kind.plain.apply(names(40));
+    HashRing before = kind.plain(names(40));
     List<String> less = names(40);
     less.remove("member-13");
-    HashRing after = kind.plain.apply(less);
+    HashRing after = kind.plain(less);
     int moved = 0;
     for (long k : keys(40_000, 3)) {
       String was = before.owner(k);
@@ -102,8 +117,8 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void addingAMemberMovesKeysOnlyToIt(Kind kind) {
-    HashRing before = kind.plain.apply(names(40));
-    HashRing after = kind.plain.apply(names(41));
+    HashRing before = kind.plain(names(40));
+    HashRing after = kind.plain(names(41));
     for (long k : keys(40_000, 4)) {
       String now = after.owner(k);
       if (!now.equals(before.owner(k))) {
@@ -115,7 +130,7 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void ownersAreDistinctInPreferenceOrderAndStartWithTheOwner(Kind kind) {
-    HashRing ring = kind.plain.apply(names(12));
+    HashRing ring = kind.plain(names(12));
     int[] buf = new int[5];
     for (long k : keys(2_000, 5)) {
       List<String> owners = ring.owners(k, 5);
@@ -135,12 +150,12 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void theSecondOwnerIsWhereAKeyGoesWhenItsOwnerLeaves(Kind kind) {
-    HashRing ring = kind.plain.apply(names(25));
+    HashRing ring = kind.plain(names(25));
     for (long k : keys(300, 6)) {
       List<String> two = ring.owners(k, 2);
       List<String> rest = names(25);
       rest.remove(two.get(0));
-      assertEquals(two.get(1), kind.plain.apply(rest).owner(k));
+      assertEquals(two.get(1), kind.plain(rest).owner(k));
     }
   }
 
@@ -150,7 +165,7 @@ class HashRingTest {
     Map<String, Double> w = new LinkedHashMap<>();
     w.put("small", 1.0);
     w.put("big", 3.0);
-    HashRing ring = kind.weighted.apply(w);
+    HashRing ring = kind.weighted(w);
     int big = 0;
     long[] ks = keys(100_000, 8);
     for (long k : ks) {
@@ -166,7 +181,7 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void balanceIsThatOfRandomPlacement(Kind kind) {
-    HashRing ring = kind.plain.apply(names(100));
+    HashRing ring = kind.plain(names(100));
     int[] counts = new int[100];
     for (long k : keys(100_000, 9)) {
       counts[ring.ownerIndex(k)]++;
@@ -184,14 +199,14 @@ class HashRingTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void badInputIsRejectedWithAClearMessage(Kind kind) {
-    assertThrows(IllegalArgumentException.class, () -> kind.plain.apply(List.of()));
-    assertThrows(NullPointerException.class, () -> kind.plain.apply(null));
-    assertThrows(IllegalArgumentException.class, () -> kind.plain.apply(List.of("")));
+    assertThrows(IllegalArgumentException.class, () -> kind.plain(List.of()));
+    assertThrows(NullPointerException.class, () -> kind.plain(null));
+    assertThrows(IllegalArgumentException.class, () -> kind.plain(List.of("")));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> kind.weighted.apply(Map.of("a", -1.0)));
+        () -> kind.weighted(Map.of("a", -1.0)));
     assertTrue(e.getMessage().contains("'a'"), e.getMessage());
     assertThrows(IllegalArgumentException.class,
-        () -> kind.weighted.apply(Map.of("a", Double.POSITIVE_INFINITY)));
+        () -> kind.weighted(Map.of("a", Double.POSITIVE_INFINITY)));
     assertThrows(IllegalArgumentException.class,
         () -> HashRings.consistent(Map.of("a", 1.0), 0));
   }
