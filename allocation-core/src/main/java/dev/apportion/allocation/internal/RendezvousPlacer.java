@@ -32,7 +32,8 @@ final class RendezvousPlacer implements Placer {
     long top = HashRings.rendezvousScore(hashes[0], key);
     for (int i = 1; i < hashes.length; i++) {
       long s = HashRings.rendezvousScore(hashes[i], key);
-      if (s > top) {
+      // Members come in name order, so the earlier one (best) has the smaller name.
+      if (HashRings.rendezvousBeats(s, top, false)) {
         top = s;
         best = i;
       }
@@ -83,7 +84,7 @@ final class RendezvousPlacer implements Placer {
       long bestScore = HashRings.rendezvousScore(holder.hash(), key);
       for (int j = 0; j < a; j++) {
         long s = HashRings.rendezvousScore(addedHashes[j], key);
-        if (s > bestScore || (s == bestScore && added[j].index() < best.index())) {
+        if (HashRings.rendezvousBeats(s, bestScore, added[j].index() < best.index())) {
           best = added[j];
           bestScore = s;
         }

@@ -141,9 +141,9 @@ public final class HashRings {
    * {@link #rendezvousScore}s, compared as signed longs.
    *
    * <p>Every rendezvous placement decides by this method: the rendezvous ring,
-   * {@code dev.apportion.allocation.ownership.Ownership}, and the central allocator's
-   * {@code internal/strategy/RendezvousPlacer} must call it too, so that all three pick the same
-   * owner for the same members and key. Public for those callers in other packages.
+   * {@code dev.apportion.allocation.ownership.Ownership} and the central allocator's
+   * {@code rendezvous} strategy all call it, so that all three pick the same owner for the same
+   * members and key. Public for those callers in other packages.
    *
    * @param score a member's {@link #rendezvousScore} for a key
    * @param otherScore another member's score for the same key
