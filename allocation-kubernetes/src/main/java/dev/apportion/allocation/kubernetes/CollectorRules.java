@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 /**
  * The rules that decide which pods are collectors. Pure functions of the pods, the current time and
  * the grace period, apart from a small memory of when a pod without a usable Ready transition time
- * was first seen not ready. Not thread-safe: {@link KubernetesCollectorSource} calls it from its
+ * was first seen not ready. Not thread-safe: {@link CoalescingDelivery} calls it from the source's
  * single delivery thread only.
  */
 final class CollectorRules {

@@ -1,5 +1,6 @@
 package dev.apportion.allocation.kubernetes;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Collector;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -12,7 +13,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -21,11 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,76 +94,46 @@ public final class KubernetesCollectorSource implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesCollectorSource.class);
 
-  /** Upper bound of the wait before a grace deadline is checked again (guards against clock jumps). */
-  private static final long MAX_GRACE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-  private static final long MIN_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-  /**
-   * Consecutive watch checks that must find the watch down before it is reported lost: with the
-   * default one-second check, about three seconds. The informer restarts its watch every five to
-   * ten minutes with a gap of about a second; that routine gap is not reported.
+  /*
+   * Structure. Three threading regimes, three classes:
+   * - this class: the public API, the lifecycle (start/close under lifecycleLock) and the informer
+   *   callbacks (Handler, on fabric8's event thread), which only ask the delivery for an update;
+   * - CoalescingDelivery: the delivery thread, coalescing, the rules' evaluation, the consumers;
+   * - WatchHealth: the lost/re-established watch log lines and the informer's failure handler.
+   * Each of the other two states its threads and what guards its fields in its class comment.
+   * "Closed" is the delivery's volatile flag, read by all three lock-free; only close() sets it,
+   * under lifecycleLock, so start() and close() check it and act atomically.
    */
-  private static final int LOST_AFTER_CHECKS = 4;
 
   private final KubernetesClient client;
   private final String namespace;
   private final Map<String, String> labels;
   private final String labelSelector;
-  private final long intervalNanos;
-  private final Clock clock;
-  private final List<Consumer<? super List<Collector>>> consumers;
   private final long watchCheckNanos;
-  private final CollectorRules rules;
-  private final ScheduledThreadPoolExecutor executor;
-  private final Thread deliveryThread;
+  private final CoalescingDelivery delivery;
 
   private final Object lifecycleLock = new Object();
-  private final CompletableFuture<Void> firstDelivery = new CompletableFuture<>();
-  private SharedIndexInformer<Pod> informer; // guarded by lifecycleLock, then read-only
+
+  /** Set once, by the first {@link #start()}; never changed after. */
+  @GuardedBy("lifecycleLock")
+  private SharedIndexInformer<Pod> informer;
+
+  /** {@link #informer}, for lock-free reads; null before {@link #start()}. */
   private volatile SharedIndexInformer<Pod> runningInformer;
-  private volatile boolean closed;
-  private volatile boolean synced;
-  private volatile List<Collector> currentSnapshot;
-
-  private final AtomicBoolean updatePending = new AtomicBoolean();
-  private volatile long lastRunNanos;
-
-  // Touched on the delivery thread only.
-  private List<Collector> lastDelivered;
-  private ScheduledFuture<?> graceRecheck;
-  private Instant graceRecheckAt;
-  private int notWatchingChecks;
-  private boolean reportedLost;
-  private long lostSinceNanos;
 
   private KubernetesCollectorSource(Builder b) {
     this.client = b.client;
     this.namespace = b.namespace;
     this.labels = b.labels;
     this.labelSelector = b.labelSelector;
-    this.intervalNanos = b.coalescingInterval.toNanos();
-    this.clock = b.clock;
-    this.consumers = List.copyOf(b.consumers);
     this.watchCheckNanos = b.watchCheckInterval.toNanos();
-    this.rules = new CollectorRules(b.notReadyGracePeriod);
-    String threadName = "apportion-k8s-collectors-" + namespace;
-    Thread[] created = new Thread[1];
-    this.executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, threadName);
-              t.setDaemon(true);
-              created[0] = t;
-              return t;
-            });
-    executor.setRemoveOnCancelPolicy(true);
-    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    executor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
-    executor.prestartCoreThread();
-    this.deliveryThread = created[0];
-    this.lastRunNanos = System.nanoTime() - intervalNanos;
+    this.delivery =
+        new CoalescingDelivery(
+            namespace,
+            b.consumers,
+            new CollectorRules(b.notReadyGracePeriod),
+            b.clock,
+            b.coalescingInterval);
   }
 
   /**
@@ -195,43 +160,39 @@ public final class KubernetesCollectorSource implements AutoCloseable {
    */
   public CompletableFuture<Void> start() {
     synchronized (lifecycleLock) {
-      if (closed) {
+      if (delivery.isClosed()) {
         return CompletableFuture.failedFuture(
             new CancellationException("the collector source is closed"));
       }
       if (informer != null) {
-        return firstDelivery;
+        return delivery.firstDelivery();
       }
       FilterWatchListDeletable<Pod, PodList, PodResource> pods =
           client.pods().inNamespace(namespace);
       pods = labels != null ? pods.withLabels(labels) : pods.withLabelSelector(labelSelector);
-      informer = pods.runnableInformer(0);
-      informer.exceptionHandler(this::onInformerException);
-      informer.addEventHandler(new Handler());
+      SharedIndexInformer<Pod> created = pods.runnableInformer(0);
+      informer = created;
+      WatchHealth health = new WatchHealth(namespace, created, delivery);
+      created.exceptionHandler(health::onInformerException);
+      created.addEventHandler(new Handler());
       LOG.info(
           "Watching collector pods in namespace {} with selector {}", namespace, selectorText());
-      runningInformer = informer;
-      informer
+      runningInformer = created;
+      created
           .start()
           .whenComplete(
               (v, t) -> {
                 if (t != null) {
-                  KubernetesClientException k = kubernetesCause(t);
-                  firstDelivery.completeExceptionally(k != null ? k : t);
+                  KubernetesClientException k = WatchHealth.kubernetesCause(t);
+                  delivery.initialListFailed(k != null ? k : t);
                   return;
                 }
-                synced = true;
-                requestUpdate();
+                delivery.startDelivering(created);
               });
       if (watchCheckNanos > 0) {
-        try {
-          executor.scheduleWithFixedDelay(
-              this::checkWatch, watchCheckNanos, watchCheckNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-          // closed concurrently
-        }
+        delivery.runPeriodically(health::check, watchCheckNanos);
       }
-      return firstDelivery;
+      return delivery.firstDelivery();
     }
   }
 
@@ -244,7 +205,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
    */
   public boolean isWatching() {
     SharedIndexInformer<Pod> i = runningInformer;
-    return i != null && !closed && i.isWatching();
+    return i != null && !delivery.isClosed() && i.isWatching();
   }
 
   /**
@@ -253,7 +214,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
    * @return the immutable list, sorted by name; empty before the first delivery
    */
   public List<Collector> current() {
-    List<Collector> c = currentSnapshot;
+    List<Collector> c = delivery.current();
     return c == null ? List.of() : c;
   }
 
@@ -269,10 +230,10 @@ public final class KubernetesCollectorSource implements AutoCloseable {
   public void close() {
     SharedIndexInformer<Pod> toStop;
     synchronized (lifecycleLock) {
-      if (closed) {
+      if (delivery.isClosed()) {
         return;
       }
-      closed = true;
+      delivery.markClosed();
       toStop = informer;
     }
     if (toStop != null) {
@@ -282,19 +243,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
         LOG.warn("Stopping the collector pod informer in namespace {} failed", namespace, e);
       }
     }
-    // shutdown(), not shutdownNow(): queued and delayed tasks are dropped (see the executor's
-    // policies), but a consumer in progress is not interrupted.
-    executor.shutdown();
-    firstDelivery.completeExceptionally(new CancellationException("the collector source is closed"));
-    if (Thread.currentThread() != deliveryThread) {
-      try {
-        if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
-          LOG.warn("A collector consumer did not return within 5 s of close()");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    delivery.shutDown();
     LOG.info("Stopped watching collector pods in namespace {}", namespace);
   }
 
@@ -304,198 +253,34 @@ public final class KubernetesCollectorSource implements AutoCloseable {
     return i != null && i.stopped().toCompletableFuture().isDone();
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Coalescing and delivery
-
-  /** Asks for a delivery: at once if none ended within the interval, else one interval after. */
-  private void requestUpdate() {
-    if (closed || !synced) {
-      return;
-    }
-    if (updatePending.compareAndSet(false, true)) {
-      long delay = Math.max(0, lastRunNanos + intervalNanos - System.nanoTime());
-      try {
-        executor.schedule(this::update, delay, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException e) {
-        updatePending.set(false); // closed
-      }
-    }
-  }
-
-  /** Runs on the delivery thread. */
-  private void update() {
-    updatePending.set(false);
-    try {
-      evaluateAndDeliver();
-    } finally {
-      // The interval counts from the end of this run, so that a slow run or a slow consumer
-      // never brings the next delivery closer than one interval.
-      lastRunNanos = System.nanoTime();
-    }
-  }
-
-  /** Runs on the delivery thread. */
-  private void evaluateAndDeliver() {
-    SharedIndexInformer<Pod> i = runningInformer;
-    if (closed || i == null) {
-      return;
-    }
-    Instant now = clock.instant();
-    CollectorRules.Result result = rules.evaluate(i.getStore().list(), now);
-    scheduleGraceRecheck(result.nextDeadline(), now);
-    List<Collector> next = result.collectors();
-    if (next.equals(lastDelivered)) {
-      return;
-    }
-    LOG.debug("Collectors in namespace {}: {}", namespace, next);
-    boolean failed = false;
-    for (Consumer<? super List<Collector>> consumer : consumers) {
-      if (closed) {
-        return;
-      }
-      try {
-        consumer.accept(next);
-      } catch (RuntimeException e) {
-        failed = true;
-        LOG.error(
-            "A collector consumer failed on {} collectors from namespace {}; retrying",
-            next.size(),
-            namespace,
-            e);
-      }
-    }
-    if (failed) {
-      try {
-        executor.schedule(
-            this::requestUpdate, Math.max(intervalNanos, MIN_RETRY_NANOS), TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException e) {
-        // closed
-      }
-      return;
-    }
-    lastDelivered = next;
-    currentSnapshot = next;
-    firstDelivery.complete(null);
-  }
-
-  /** Runs on the delivery thread: re-evaluates when the earliest grace period runs out. */
-  private void scheduleGraceRecheck(Instant deadline, Instant now) {
-    if (deadline == null || deadline.equals(graceRecheckAt)) {
-      return;
-    }
-    if (graceRecheck != null) {
-      graceRecheck.cancel(false);
-    }
-    graceRecheckAt = deadline;
-    long delay = Math.max(0, Duration.between(now, deadline).toNanos());
-    // Re-check at least once a second while a deadline is pending, so that a clock that jumps
-    // forward is noticed promptly.
-    delay = Math.min(delay, MAX_GRACE_RECHECK_NANOS);
-    try {
-      graceRecheck =
-          executor.schedule(
-              () -> {
-                graceRecheckAt = null;
-                requestUpdate();
-              },
-              delay,
-              TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      // closed
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Connection reporting
-
-  /** Runs on the delivery thread. */
-  private void checkWatch() {
-    SharedIndexInformer<Pod> i = runningInformer;
-    if (closed || i == null || !synced) {
-      return;
-    }
-    if (i.isWatching()) {
-      if (reportedLost) {
-        LOG.info(
-            "Collector pod watch in namespace {} re-established after {} ms",
-            namespace,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lostSinceNanos));
-        // The informer re-listed or resumed the watch; make sure the set reflects it.
-        requestUpdate();
-      }
-      notWatchingChecks = 0;
-      reportedLost = false;
-      return;
-    }
-    notWatchingChecks++;
-    if (notWatchingChecks == 1) {
-      lostSinceNanos = System.nanoTime();
-    } else if (notWatchingChecks == LOST_AFTER_CHECKS) {
-      reportedLost = true;
-      LOG.warn(
-          "Collector pod watch in namespace {} was lost; the informer is reconnecting (the last"
-              + " collector set stands meanwhile)",
-          namespace);
-    }
-  }
-
-  /** Called by the informer on a failed list or watch; true to retry. */
-  private boolean onInformerException(boolean isStarted, Throwable t) {
-    if (closed) {
-      return false;
-    }
-    KubernetesClientException k = kubernetesCause(t);
-    int code = k == null ? 0 : k.getCode();
-    if (!isStarted && (code == 401 || code == 403)) {
-      LOG.error(
-          "Listing collector pods in namespace {} was refused ({}): the source needs get, list"
-              + " and watch on pods in that namespace; giving up",
-          namespace,
-          code);
-      return false;
-    }
-    LOG.warn(
-        "Collector pod {} in namespace {} failed ({}); the informer retries",
-        isStarted ? "watch" : "list",
-        namespace,
-        k != null ? "HTTP " + code + ": " + k.getMessage() : String.valueOf(t));
-    return true;
-  }
-
-  /** The first KubernetesClientException in the cause chain, or null. */
-  private static KubernetesClientException kubernetesCause(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof KubernetesClientException) {
-        return (KubernetesClientException) c;
-      }
-    }
-    return null;
-  }
-
   private String selectorText() {
     return labels != null ? labels.toString() : "'" + labelSelector + "'";
   }
 
-  /** Informer callbacks: run on fabric8's event thread, never concurrently for one informer. */
+  /**
+   * Informer callbacks: run on fabric8's event thread, never concurrently for one informer. They
+   * only ask for a delivery, which reads the informer's cache itself (so no event is lost to
+   * coalescing) and never blocks this thread.
+   */
   private final class Handler implements ResourceEventHandler<Pod> {
     @Override
     public void onAdd(Pod pod) {
-      requestUpdate();
+      delivery.requestUpdate();
     }
 
     @Override
     public void onUpdate(Pod oldPod, Pod newPod) {
-      requestUpdate();
+      delivery.requestUpdate();
     }
 
     @Override
     public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
-      requestUpdate();
+      delivery.requestUpdate();
     }
 
     @Override
     public void onList(String resourceVersion, boolean complete) {
-      requestUpdate();
+      delivery.requestUpdate();
     }
   }
 

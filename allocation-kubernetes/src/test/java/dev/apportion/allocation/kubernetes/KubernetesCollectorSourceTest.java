@@ -472,8 +472,10 @@ class KubernetesCollectorSourceTest {
                 })
             .build();
     self.complete(source);
-    source.start();
+    CompletableFuture<Void> started = source.start();
     closed.get(10, TimeUnit.SECONDS);
+    // The consumer closed the source before the first delivery completed: start() is cancelled.
+    assertTrue(started.isCompletedExceptionally());
     assertFalse(source.isWatching());
   }
 
