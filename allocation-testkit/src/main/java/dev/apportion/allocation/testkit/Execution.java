@@ -85,7 +85,7 @@ final class Execution {
       }
       Allocation repeated = allocator.snapshot();
       List<AllocationChange> repeatChanges = factory.observes() ? List.copyOf(sink) : null;
-      Transition t = new Transition(i, step.toJava(""), step.kind() == Step.Kind.COLLECTORS, in,
+      Transition t = new Transition(i, step.toJava(""), step instanceof Step.CollectorStep, in,
           next, before, after, repeated, changes, repeatChanges, this::rebuild, scenario.seed());
       for (Invariant inv : invariants) {
         String problem;
@@ -181,7 +181,7 @@ final class Execution {
 
     static Call of(Step step, Inputs next, long seed, int index) {
       SplitMix64 r = new SplitMix64(SplitMix64.mix(seed ^ (0x632BE59BD9B4E019L * (index + 1))));
-      if (step.kind() == Step.Kind.COLLECTORS) {
+      if (step instanceof Step.CollectorStep) {
         return new Call(null, permute(next.declared(), r));
       }
       List<Target> stale = new ArrayList<>();

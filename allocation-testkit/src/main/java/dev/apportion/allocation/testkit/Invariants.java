@@ -5,6 +5,7 @@ import dev.apportion.allocation.AllocationChange;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.spi.AllocatorSpec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -502,8 +503,9 @@ public final class Invariants {
    * <b>bounded-load</b> ({@code consistent-hashing}): no collector holds more than
    * {@code cap = max(ceil(n / c), ceil(loadFactor * n / c))} targets, for {@code n} known
    * targets on {@code c} effective collectors (the ceiling computed with a 1e-9 tolerance, so
-   * that {@code 1.1 * 100000 / 1000} is 110). With the default factor 1.1 this is "never more
-   * than {@code ceil(1.1 * n / c)}".
+   * that {@code 1.1 * 100000 / 1000} is 110): the strategies' own cap,
+   * {@link AllocatorSpec#boundedLoadCap}. With the default factor 1.1 this is "never more than
+   * {@code ceil(1.1 * n / c)}".
    *
    * @param loadFactor the strategy's load factor, &gt; 1
    * @return the invariant
@@ -522,7 +524,7 @@ public final class Invariants {
         if (c == 0 || n == 0) {
           return null;
         }
-        int cap = cap(loadFactor, n, c);
+        int cap = AllocatorSpec.boundedLoadCap(loadFactor, n, c);
         Problems p = new Problems();
         for (Collector x : live) {
           int count = t.after().targetCount(x.name());
@@ -534,12 +536,6 @@ public final class Invariants {
         return p.describe();
       }
     };
-  }
-
-  static int cap(double loadFactor, int n, int c) {
-    int even = (n + c - 1) / c;
-    int bounded = (int) Math.ceil(loadFactor * n / c - 1e-9);
-    return Math.max(even, bounded);
   }
 
   /**

@@ -41,8 +41,8 @@ class GeneratorTest {
       Map<String, Integer> counts = new TreeMap<>();
       Scenario s = GEN.scenario(seed);
       for (Step step : s.steps()) {
-        if (step instanceof Step.AddCollectors) {
-          for (Collector c : ((Step.AddCollectors) step).collectors) {
+        if (step instanceof Step.AddCollectors add) {
+          for (Collector c : add.collectors()) {
             if (c.node().isPresent()) {
               counts.merge(c.node().get(), 1, Integer::sum);
             } else {
@@ -114,13 +114,13 @@ class GeneratorTest {
       for (int i = 0; i < steps.size(); i++) {
         Step s = steps.get(i);
         String name = s.getClass().getSimpleName();
-        if (s instanceof Step.SetCollectors) {
-          name += ((Step.SetCollectors) s).collectors.isEmpty() ? "-empty" : "-all-new";
+        if (s instanceof Step.SetCollectors set) {
+          name += set.collectors().isEmpty() ? "-empty" : "-all-new";
         }
-        if (s instanceof Step.AddCollectors && i + 1 < steps.size()
-            && steps.get(i + 1) instanceof Step.RemoveCollectors) {
-          Collector added = ((Step.AddCollectors) s).collectors.get(0);
-          String removed = ((Step.RemoveCollectors) steps.get(i + 1)).names.get(0);
+        if (s instanceof Step.AddCollectors add && i + 1 < steps.size()
+            && steps.get(i + 1) instanceof Step.RemoveCollectors remove) {
+          Collector added = add.collectors().get(0);
+          String removed = remove.names().get(0);
           Optional<Collector> old = in.collector(removed);
           if (old.isPresent() && old.get().node().equals(added.node())
               && added.node().isPresent()) {
@@ -146,9 +146,8 @@ class GeneratorTest {
       for (long seed = 0; seed < SEEDS; seed++) {
         Inputs in = Inputs.EMPTY;
         for (Step s : g.scenario(seed).steps()) {
-          List<Target> changed = s instanceof Step.RelabelTargets
-              ? ((Step.RelabelTargets) s).targets
-              : s instanceof Step.SendDuplicates ? ((Step.SendDuplicates) s).stale : List.of();
+          List<Target> changed = s instanceof Step.RelabelTargets relabel ? relabel.targets()
+              : s instanceof Step.SendDuplicates duplicates ? duplicates.stale() : List.of();
           for (Target t : changed) {
             Target known = in.target(t).orElseThrow(() -> new AssertionError(
                 "churn of an unknown target " + t));
