@@ -343,12 +343,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
      * @throws IllegalArgumentException if {@code prefix} is empty or starts or ends with a dot
      */
     public Builder prefix(String prefix) {
-      Objects.requireNonNull(prefix, "prefix must not be null");
-      if (prefix.isEmpty() || prefix.startsWith(".") || prefix.endsWith(".")) {
-        throw new IllegalArgumentException(
-            "prefix must be non-empty and neither start nor end with a dot: '" + prefix + "'");
-      }
-      this.prefix = prefix;
+      this.prefix = MeterNaming.checkPrefix(prefix);
       return this;
     }
 
@@ -364,13 +359,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
      *     {@code method}
      */
     public Builder tags(Iterable<Tag> extra) {
-      Objects.requireNonNull(extra, "tags must not be null");
-      for (Tag tag : extra) {
-        String key = Objects.requireNonNull(tag, "tags must not contain null").getKey();
-        if (key.equals(STRATEGY) || key.equals(COLLECTOR) || key.equals(METHOD)) {
-          throw new IllegalArgumentException("tag key '" + key + "' is set by AllocatorMetrics");
-        }
-      }
+      MeterNaming.checkTags(extra, Set.of(STRATEGY, COLLECTOR, METHOD), "AllocatorMetrics");
       this.tags = tags.and(extra);
       return this;
     }

@@ -6,12 +6,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -242,12 +244,7 @@ public final class OwnershipMetrics implements AutoCloseable {
      * @throws IllegalArgumentException if {@code prefix} is empty or starts or ends with a dot
      */
     public Builder prefix(String prefix) {
-      Objects.requireNonNull(prefix, "prefix must not be null");
-      if (prefix.isEmpty() || prefix.startsWith(".") || prefix.endsWith(".")) {
-        throw new IllegalArgumentException(
-            "prefix must be non-empty and neither start nor end with a dot: '" + prefix + "'");
-      }
-      this.prefix = prefix;
+      this.prefix = MeterNaming.checkPrefix(prefix);
       return this;
     }
 
@@ -259,13 +256,8 @@ public final class OwnershipMetrics implements AutoCloseable {
      * @throws NullPointerException if {@code extra} or a tag is null
      * @throws IllegalArgumentException if a tag's key is {@code state}
      */
-    public Builder tags(Iterable<io.micrometer.core.instrument.Tag> extra) {
-      Objects.requireNonNull(extra, "tags must not be null");
-      for (io.micrometer.core.instrument.Tag tag : extra) {
-        if (Objects.requireNonNull(tag, "tags must not contain null").getKey().equals("state")) {
-          throw new IllegalArgumentException("tag key 'state' is set by OwnershipMetrics");
-        }
-      }
+    public Builder tags(Iterable<Tag> extra) {
+      MeterNaming.checkTags(extra, Set.of("state"), "OwnershipMetrics");
       this.tags = tags.and(extra);
       return this;
     }
