@@ -70,6 +70,7 @@ final class ConcurrentSnapshots {
     reader.setDaemon(true);
     reader.start();
     String thrown = null;
+    InterruptedException interrupted = null;
     try {
       for (int pass = 0; pass < passes && problem.get() == null; pass++) {
         Allocator a = factory.create(Execution.IGNORE);
@@ -87,8 +88,11 @@ final class ConcurrentSnapshots {
         reader.join();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while joining the reader", e);
+        interrupted = e;
       }
+    }
+    if (interrupted != null) {
+      throw new IllegalStateException("interrupted while joining the reader", interrupted);
     }
     if (thrown != null) {
       return new Execution.Outcome(Execution.NO_EXCEPTION, thrown, -1);

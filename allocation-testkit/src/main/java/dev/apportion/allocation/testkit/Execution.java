@@ -114,35 +114,31 @@ final class Execution {
       return f.snapshot();
     }
     switch (history) {
-      case 0: {
+      case 0 -> {
         List<Collector> c = new ArrayList<>(collectors);
         Collections.reverse(c);
         f.setCollectors(c);
         f.setTargets(targets);
-        break;
       }
-      case 1:
+      case 1 -> {
         f.setTargets(permute(targets, r));
         f.setCollectors(permute(collectors, r));
-        break;
-      case 2: {
+      }
+      case 2 -> {
         List<Target> shuffled = permute(targets, r);
         f.setTargets(shuffled.subList(0, shuffled.size() / 2));
         f.setCollectors(permute(collectors, r));
         f.setCollectors(List.of());
         f.setTargets(permute(targets, r));
-        break;
       }
-      case 3: {
+      case 3 -> {
         List<Collector> more = new ArrayList<>(collectors);
         more.add(extra(collectors, r));
         f.setCollectors(permute(more, r));
         f.setTargets(permute(targets, r));
         f.setCollectors(permute(collectors, r));
-        break;
       }
-      default:
-        throw new IllegalArgumentException("no history " + history);
+      default -> throw new IllegalArgumentException("no history " + history);
     }
     return f.snapshot();
   }

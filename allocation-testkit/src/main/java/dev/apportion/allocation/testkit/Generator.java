@@ -307,7 +307,8 @@ public final class Generator {
     /** The same target with other {@code __meta_*} labels (and, with node churn, another node). */
     Target relabel(Target t) {
       Map<String, String> labels = new TreeMap<>(t.labels());
-      labels.put(REVISION, "r" + (++revision));
+      revision++;
+      labels.put(REVISION, "r" + revision);
       labels.computeIfPresent("__meta_kubernetes_pod_ready",
           (k, v) -> "true".equals(v) ? "false" : "true");
       if (nodeChurn && t.node().isPresent() && r.chance(0.3)) {
@@ -460,7 +461,8 @@ public final class Generator {
         return someNode();
       }
       if (p < 9) {
-        String node = "node-" + (cluster.nodes.size() + (++extraNodes));
+        extraNodes++;
+        String node = "node-" + (cluster.nodes.size() + extraNodes);
         cluster.nodes.add(node);
         return node;
       }

@@ -8,7 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * The runner's model of what an allocator has been told: the current targets (with their latest
@@ -27,13 +29,16 @@ import java.util.TreeMap;
 public final class Inputs {
   static final Inputs EMPTY = new Inputs(new LinkedHashMap<>(), new TreeMap<>(), new TreeMap<>());
 
-  /** Identity to latest instance, in the order targets were first added. */
-  private final LinkedHashMap<Target, Target> targets;
-  private final TreeMap<String, Collector> declared;
-  private final TreeMap<String, Collector> effective;
+  /**
+   * Identity to latest instance, in the order targets were first added: a {@link LinkedHashMap}
+   * that only {@link #withTargets} makes, never changed once this holds it.
+   */
+  private final Map<Target, Target> targets;
+  private final SortedMap<String, Collector> declared;
+  private final SortedMap<String, Collector> effective;
 
-  private Inputs(LinkedHashMap<Target, Target> targets, TreeMap<String, Collector> declared,
-      TreeMap<String, Collector> effective) {
+  private Inputs(Map<Target, Target> targets, SortedMap<String, Collector> declared,
+      SortedMap<String, Collector> effective) {
     this.targets = targets;
     this.declared = declared;
     this.effective = effective;
@@ -145,15 +150,23 @@ public final class Inputs {
     return declared;
   }
 
-  Inputs withTargets(LinkedHashMap<Target, Target> next) {
+  /**
+   * These inputs with the targets {@code change} leaves in a copy of the target map (identity to
+   * latest instance; a target put for the first time goes last).
+   */
+  Inputs withTargets(Consumer<Map<Target, Target>> change) {
+    Map<Target, Target> next = new LinkedHashMap<>(targets);
+    change.accept(next);
     return new Inputs(next, declared, effective);
   }
 
-  LinkedHashMap<Target, Target> targetMap() {
-    return new LinkedHashMap<>(targets);
-  }
-
-  Inputs withDeclared(TreeMap<String, Collector> next) {
+  /**
+   * These inputs with the declared collectors {@code change} leaves in a copy of the declared
+   * map (name to collector); when it leaves none, a blip, the effective set stays.
+   */
+  Inputs withDeclared(Consumer<Map<String, Collector>> change) {
+    SortedMap<String, Collector> next = new TreeMap<>(declared);
+    change.accept(next);
     return new Inputs(targets, next, next.isEmpty() ? effective : next);
   }
 

@@ -2,6 +2,7 @@ package dev.apportion.allocation.testkit;
 
 import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.AllocationChange;
+import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
@@ -84,30 +85,15 @@ public final class Invariants {
   public static List<Invariant> forStrategy(String strategy) {
     Objects.requireNonNull(strategy, "strategy must not be null");
     List<Invariant> out = new ArrayList<>(common());
-    switch (strategy) {
-      case "consistent-hashing":
-        out.add(allAssigned());
-        out.add(determinism());
-        out.add(boundedLoad(1.1));
-        out.add(boundedMovement(CH_MOVEMENT_FACTOR, CH_MOVEMENT_SLACK));
-        break;
-      case "rendezvous":
-        out.add(allAssigned());
-        out.add(determinism());
-        out.add(minimalMovement());
-        break;
-      case "least-weighted":
-        out.add(allAssigned());
-        out.add(onlyOrphansMove());
-        break;
-      case "per-node":
-        out.add(allAssigned());
-        out.add(determinism());
-        out.add(nodeLocality());
-        break;
-      default:
-        break;
-    }
+    out.addAll(switch (strategy) {
+      case Allocators.CONSISTENT_HASHING -> List.of(allAssigned(), determinism(),
+          boundedLoad(AllocatorSpec.DEFAULT_LOAD_FACTOR),
+          boundedMovement(CH_MOVEMENT_FACTOR, CH_MOVEMENT_SLACK));
+      case Allocators.RENDEZVOUS -> List.of(allAssigned(), determinism(), minimalMovement());
+      case Allocators.LEAST_WEIGHTED -> List.of(allAssigned(), onlyOrphansMove());
+      case Allocators.PER_NODE -> List.of(allAssigned(), determinism(), nodeLocality());
+      default -> List.of();
+    });
     return out;
   }
 

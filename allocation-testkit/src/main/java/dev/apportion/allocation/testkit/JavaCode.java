@@ -47,24 +47,17 @@ final class JavaCode {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"':
-          sb.append("\\\"");
-          break;
-        case '\\':
-          sb.append("\\\\");
-          break;
-        case '\n':
-          sb.append("\\n");
-          break;
-        case '\t':
-          sb.append("\\t");
-          break;
-        default:
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\t' -> sb.append("\\t");
+        default -> {
           if (c < 0x20 || c > 0x7e) {
             sb.append(String.format("\\u%04x", (int) c));
           } else {
             sb.append(c);
           }
+        }
       }
     }
     return sb.append('"').toString();

@@ -242,7 +242,7 @@ public final class Scenario {
   /** Equal when seeds and steps print the same. */
   @Override
   public boolean equals(Object o) {
-    return o instanceof Scenario && ((Scenario) o).toJava().equals(toJava());
+    return o instanceof Scenario other && other.toJava().equals(toJava());
   }
 
   @Override

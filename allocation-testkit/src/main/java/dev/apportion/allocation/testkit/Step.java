@@ -3,7 +3,6 @@ package dev.apportion.allocation.testkit;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -108,11 +107,11 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      TreeMap<String, Collector> next = new TreeMap<>(in.declaredByName());
-      for (Collector c : collectors) {
-        next.put(c.name(), c);
-      }
-      return in.withDeclared(next);
+      return in.withDeclared(next -> {
+        for (Collector c : collectors) {
+          next.put(c.name(), c);
+        }
+      });
     }
 
     @Override
@@ -138,11 +137,11 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      TreeMap<String, Collector> next = new TreeMap<>(in.declaredByName());
-      for (String n : names) {
-        next.remove(n);
-      }
-      return in.withDeclared(next);
+      return in.withDeclared(next -> {
+        for (String n : names) {
+          next.remove(n);
+        }
+      });
     }
 
     @Override
@@ -170,10 +169,10 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      TreeMap<String, Collector> next = new TreeMap<>(in.declaredByName());
-      next.remove(old);
-      next.put(replacement.name(), replacement);
-      return in.withDeclared(next);
+      return in.withDeclared(next -> {
+        next.remove(old);
+        next.put(replacement.name(), replacement);
+      });
     }
 
     @Override
@@ -204,9 +203,7 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
       if (!in.declaredByName().containsKey(name)) {
         return in;
       }
-      TreeMap<String, Collector> next = new TreeMap<>(in.declaredByName());
-      next.put(name, Collector.of(name, node));
-      return in.withDeclared(next);
+      return in.withDeclared(next -> next.put(name, Collector.of(name, node)));
     }
 
     @Override
@@ -228,11 +225,12 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      TreeMap<String, Collector> next = new TreeMap<>();
-      for (Collector c : collectors) {
-        next.put(c.name(), c);
-      }
-      return in.withDeclared(next);
+      return in.withDeclared(next -> {
+        next.clear();
+        for (Collector c : collectors) {
+          next.put(c.name(), c);
+        }
+      });
     }
 
     @Override
@@ -261,11 +259,11 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      LinkedHashMap<Target, Target> next = in.targetMap();
-      for (Target t : targets) {
-        next.put(t, t);
-      }
-      return in.withTargets(next);
+      return in.withTargets(next -> {
+        for (Target t : targets) {
+          next.put(t, t);
+        }
+      });
     }
 
     @Override
@@ -291,11 +289,11 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      LinkedHashMap<Target, Target> next = in.targetMap();
-      for (Target t : targets) {
-        next.remove(t);
-      }
-      return in.withTargets(next);
+      return in.withTargets(next -> {
+        for (Target t : targets) {
+          next.remove(t);
+        }
+      });
     }
 
     @Override
@@ -321,11 +319,11 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      LinkedHashMap<Target, Target> next = in.targetMap();
-      for (Target t : targets) {
-        next.replace(t, t);
-      }
-      return in.withTargets(next);
+      return in.withTargets(next -> {
+        for (Target t : targets) {
+          next.replace(t, t);
+        }
+      });
     }
 
     @Override
@@ -351,11 +349,12 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
 
     @Override
     public Inputs apply(Inputs in) {
-      LinkedHashMap<Target, Target> next = new LinkedHashMap<>();
-      for (Target t : targets) {
-        next.put(t, t);
-      }
-      return in.withTargets(next);
+      return in.withTargets(next -> {
+        next.clear();
+        for (Target t : targets) {
+          next.put(t, t);
+        }
+      });
     }
 
     @Override

@@ -181,18 +181,13 @@ public final class Transition {
    * @return a short description
    */
   public static String describeHistory(int history) {
-    switch (history) {
-      case 0:
-        return "collectors reversed, then targets";
-      case 1:
-        return "targets then collectors, shuffled";
-      case 2:
-        return "half the targets, collectors, a blip, all targets";
-      case 3:
-        return "collectors plus an extra one, targets, collectors";
-      default:
-        throw new IllegalArgumentException("no history " + history);
-    }
+    return switch (history) {
+      case 0 -> "collectors reversed, then targets";
+      case 1 -> "targets then collectors, shuffled";
+      case 2 -> "half the targets, collectors, a blip, all targets";
+      case 3 -> "collectors plus an extra one, targets, collectors";
+      default -> throw new IllegalArgumentException("no history " + history);
+    };
   }
 
   /** The names of {@code collectors}, in their order. */

@@ -322,6 +322,8 @@ final class Broken {
     private volatile Map<Target, String> publishedOwners = Map.of();
     private volatile List<Collector> publishedCollectors = List.of();
 
+    // The yields are the point: they widen the window between the writes for the reader to hit.
+    @SuppressWarnings("ThreadPriorityCheck")
     @Override
     protected void publish() {
       publishedTargets = new ArrayList<>(targets.values());

@@ -111,8 +111,8 @@ class BuiltInStrategiesTest {
         seen.merge("blip", 1, Integer::sum);
       }
       if (!b.isEmpty() && before.targetCount() == after.targetCount()
-          && (a.containsAll(b) && a.size() == b.size() + 1
-              || b.containsAll(a) && b.size() == a.size() + 1)) {
+          && ((a.containsAll(b) && a.size() == b.size() + 1)
+              || (b.containsAll(a) && b.size() == a.size() + 1))) {
         seen.merge("one collector added or removed", 1, Integer::sum);
       }
       for (Collector c : after.collectors()) {
