@@ -7,6 +7,7 @@ import dev.apportion.bench.sim.Cluster;
 import dev.apportion.bench.sim.ClusterGenerator;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Reference;
@@ -91,8 +92,8 @@ public final class FootprintCommand implements Callable<Integer> {
     FootprintCommand command = new FootprintCommand();
     command.out = out;
     CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
+    cli.setOut(new PrintWriter(out, true, Charset.defaultCharset()));
+    cli.setErr(new PrintWriter(err, true, Charset.defaultCharset()));
     cli.setParameterExceptionHandler((e, a) -> {
       err.println("apportion footprint: " + e.getMessage() + " (see footprint --help)");
       return 2;
@@ -149,6 +150,8 @@ public final class FootprintCommand implements Callable<Integer> {
   }
 
   /** Keeps the allocator being measured reachable. */
+  // Written, never read: holding the allocator is its whole purpose.
+  @SuppressWarnings("UnusedVariable")
   private static volatile Object held;
 
   /** One measurement of the heap an allocator of {@code strategy} retains. */
@@ -159,12 +162,15 @@ public final class FootprintCommand implements Callable<Integer> {
     allocator.setTargets(cluster.targets());
     // A static field, not only a reachability fence: with the fence alone, runs measured 0 bytes
     // now and then (the allocator collected before the second measurement).
-    held = allocator;
-    long after = usedAfterGc();
-    held = null;
-    Reference.reachabilityFence(allocator);
-    Reference.reachabilityFence(cluster);
-    return after - before;
+    try {
+      held = allocator;
+      long after = usedAfterGc();
+      held = null;
+      return after - before;
+    } finally {
+      Reference.reachabilityFence(allocator);
+      Reference.reachabilityFence(cluster);
+    }
   }
 
   /** One measurement of the heap {@link #targets} targets retain, strings excluded. */
@@ -201,11 +207,13 @@ public final class FootprintCommand implements Callable<Integer> {
       }
       built[i] = Target.of(job, addresses[i], labels);
     }
-    long after = usedAfterGc();
-    Reference.reachabilityFence(built);
-    Reference.reachabilityFence(values);
-    Reference.reachabilityFence(addresses);
-    return after - before;
+    try {
+      return usedAfterGc() - before;
+    } finally {
+      Reference.reachabilityFence(built);
+      Reference.reachabilityFence(values);
+      Reference.reachabilityFence(addresses);
+    }
   }
 
   /** Used heap after full collections, once two in a row agree within 1 KB (at most 5). */

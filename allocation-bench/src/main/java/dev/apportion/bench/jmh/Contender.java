@@ -1,10 +1,10 @@
 package dev.apportion.bench.jmh;
 
-import dev.apportion.allocation.AllocationChange;
-import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.bench.Placement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,18 +13,19 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What the placement benchmarks compare, behind one facade: each built-in strategy, and the
- * do-it-yourself baseline a user would build on a peer ring. Adding a contender is one constant.
+ * What the placement benchmarks compare, behind one facade ({@link Placement}, the one the
+ * simulator drives too): each built-in strategy, and the do-it-yourself baseline a user would
+ * build on a peer ring. Adding a contender is one constant.
  */
 public enum Contender {
   /** Apportion's {@code consistent-hashing}. */
-  CONSISTENT_HASHING("consistent-hashing"),
+  CONSISTENT_HASHING(Allocators.CONSISTENT_HASHING),
   /** Apportion's {@code rendezvous}. */
-  RENDEZVOUS("rendezvous"),
+  RENDEZVOUS(Allocators.RENDEZVOUS),
   /** Apportion's {@code least-weighted}. */
-  LEAST_WEIGHTED("least-weighted"),
+  LEAST_WEIGHTED(Allocators.LEAST_WEIGHTED),
   /** Apportion's {@code per-node}, with its default {@code consistent-hashing} fallback. */
-  PER_NODE("per-node"),
+  PER_NODE(Allocators.PER_NODE),
   /** Do it yourself on allgood-consistent-hash. */
   DIY_ALLGOOD(NamedRing.Type.ALLGOOD),
   /** Do it yourself on hash4j's JumpBackAnchor hash. */
@@ -51,77 +52,7 @@ public enum Contender {
    * @return the placement
    */
   public Placement create() {
-    return strategy != null ? new Apportion(strategy) : new Diy(ring);
-  }
-
-  /** The facade: the write calls of an allocator, and how many targets the last one moved. */
-  public interface Placement {
-    /**
-     * Replaces the collector set.
-     *
-     * @param collectors the full set
-     */
-    void setCollectors(List<Collector> collectors);
-
-    /**
-     * Replaces the target set.
-     *
-     * @param targets the full set
-     */
-    void setTargets(List<Target> targets);
-
-    /**
-     * Targets the last call moved from one collector to another (or to none).
-     *
-     * @return the count
-     */
-    int lastMoved();
-
-    /**
-     * The targets of {@code job} on {@code collector}.
-     *
-     * @param collector a collector's name
-     * @param job a job
-     * @return the targets
-     */
-    List<Target> targetsFor(String collector, String job);
-  }
-
-  /** An Apportion allocator; a listener reads what each call moved. */
-  private static final class Apportion implements Placement {
-    private final Allocator allocator;
-    private int moved;
-
-    Apportion(String strategy) {
-      allocator = Allocators.builder(strategy).warnWhenMovedShareExceeds(1.0)
-          .listener(this::record).build();
-    }
-
-    private void record(AllocationChange change) {
-      moved = change.reassigned();
-    }
-
-    @Override
-    public void setCollectors(List<Collector> collectors) {
-      moved = 0;
-      allocator.setCollectors(collectors);
-    }
-
-    @Override
-    public void setTargets(List<Target> targets) {
-      moved = 0;
-      allocator.setTargets(targets);
-    }
-
-    @Override
-    public int lastMoved() {
-      return moved;
-    }
-
-    @Override
-    public List<Target> targetsFor(String collector, String job) {
-      return allocator.targetsFor(collector, job);
-    }
+    return strategy != null ? Placement.of(strategy) : new Diy(ring);
   }
 
   /**
@@ -146,14 +77,14 @@ public enum Contender {
     }
 
     @Override
-    public void setCollectors(List<Collector> collectors) {
+    public int setCollectors(List<Collector> collectors) {
       moved = 0;
       TreeSet<String> next = new TreeSet<>();
       for (Collector c : collectors) {
         next.add(c.name());
       }
       if (next.equals(members) || next.isEmpty()) {
-        return;
+        return moved;
       }
       if (ring == null) {
         ring = type.create(next);
@@ -171,16 +102,18 @@ public enum Contender {
       }
       members = next;
       relocate();
+      return moved;
     }
 
     @Override
-    public void setTargets(List<Target> targets) {
+    public int setTargets(List<Target> targets) {
       moved = 0;
       if (targets.size() == this.targets.size() && targets.equals(this.targets)) {
-        return;
+        return moved;
       }
       this.targets = targets;
       relocate();
+      return moved;
     }
 
     private void relocate() {
@@ -213,6 +146,12 @@ public enum Contender {
     @Override
     public List<Target> targetsFor(String collector, String job) {
       return lists.getOrDefault(collector, Map.of()).getOrDefault(job, List.of());
+    }
+
+    /** Not kept: the baseline holds only its per-collector lists, all the benchmarks read. */
+    @Override
+    public Allocation allocation() {
+      throw new UnsupportedOperationException("the do-it-yourself baseline keeps no snapshot");
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.apportion.bench.jmh;
 
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.bench.Placement;
 import dev.apportion.bench.sim.Cluster;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -82,7 +83,7 @@ public class LargeTimeChange {
   private List<Collector> collectorList;
   private List<Target> baseTargets;
   private List<Target> equalTargets;
-  private Contender.Placement placement;
+  private Placement placement;
   private OpCounters counters;
 
   /** Builds the cluster (and, for {@code RESET_EQUAL}, its copy), and places it. */
@@ -129,7 +130,7 @@ public class LargeTimeChange {
    * @return the placement, so that the work is not dead code
    */
   @Benchmark
-  public Contender.Placement apply() {
+  public Placement apply() {
     placement.setTargets(operation == Operation.RESET_EQUAL ? equalTargets : baseTargets);
     return placement;
   }

@@ -2,6 +2,7 @@ package dev.apportion.bench.jmh;
 
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.bench.Placement;
 import dev.apportion.bench.sim.Cluster;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +57,7 @@ public class PlacementTimeFull {
   public Contender contender;
 
   private List<Target> targetList;
-  private Contender.Placement placement;
+  private Placement placement;
   private OpCounters counters;
 
   /** Builds the cluster and the placement, with its collectors. */
@@ -93,7 +94,7 @@ public class PlacementTimeFull {
    * @return the placement, so that the work is not dead code
    */
   @Benchmark
-  public Contender.Placement setTargets() {
+  public Placement setTargets() {
     placement.setTargets(targetList);
     return placement;
   }

@@ -56,7 +56,7 @@ public class ReadTimeTargetsFor {
   public int collectors;
 
   /** The strategy (the read path is the same snapshot for all). */
-  @Param({"consistent-hashing"})
+  @Param({Allocators.CONSISTENT_HASHING})
   public String strategy;
 
   private Allocator allocator;

@@ -2,6 +2,7 @@ package dev.apportion.bench.jmh;
 
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.bench.Placement;
 import dev.apportion.bench.sim.Cluster;
 import dev.apportion.bench.sim.ClusterGenerator;
 import java.util.ArrayList;
@@ -108,7 +109,7 @@ public class ReassignmentTimeChange {
   private Random random;
   private Set<String> names;
   private int invocation;
-  private Contender.Placement placement;
+  private Placement placement;
   private OpCounters counters;
 
   /** Builds the cluster and the placement, and places the cluster. */
@@ -194,7 +195,7 @@ public class ReassignmentTimeChange {
    * @return the placement, so that the work is not dead code
    */
   @Benchmark
-  public Contender.Placement apply() {
+  public Placement apply() {
     if (change.ofTargets()) {
       placement.setTargets(changedTargets);
     } else {

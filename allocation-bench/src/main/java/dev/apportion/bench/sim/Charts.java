@@ -61,7 +61,7 @@ final class Charts {
   private static JFreeChart distribution(List<Result> results) {
     XYSeriesCollection data = new XYSeriesCollection();
     for (Result r : results) {
-      if (r.scenario() != Scenario.INITIAL) {
+      if (r.scenario() != ClusterScenario.INITIAL) {
         continue;
       }
       XYSeries s = new XYSeries(r.strategy());
@@ -90,17 +90,17 @@ final class Charts {
   }
 
   private static int countChanging(List<Result> results) {
-    return (int) results.stream().map(Result::scenario).filter(s -> s != Scenario.INITIAL)
+    return (int) results.stream().map(Result::scenario).filter(s -> s != ClusterScenario.INITIAL)
         .distinct().count();
   }
 
   private static JFreeChart moved(List<Result> results) {
     CombinedDomainCategoryPlot combined = new CombinedDomainCategoryPlot(new CategoryAxis());
-    Scenario current = null;
+    ClusterScenario current = null;
     DefaultCategoryDataset data = null;
     CategoryPlot first = null;
     for (Result r : results) {
-      if (r.scenario() == Scenario.INITIAL) {
+      if (r.scenario() == ClusterScenario.INITIAL) {
         continue;
       }
       if (r.scenario() != current) {
@@ -130,7 +130,7 @@ final class Charts {
     return chart;
   }
 
-  private static CategoryPlot panel(Scenario scenario, DefaultCategoryDataset data) {
+  private static CategoryPlot panel(ClusterScenario scenario, DefaultCategoryDataset data) {
     BarRenderer renderer = new BarRenderer();
     renderer.setBarPainter(new StandardBarPainter());
     renderer.setShadowVisible(false);

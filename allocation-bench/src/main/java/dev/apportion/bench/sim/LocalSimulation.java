@@ -131,7 +131,7 @@ final class LocalSimulation {
   static Map<String, Row> byRun(List<Row> rows) {
     Map<String, Row> out = new TreeMap<>();
     for (Row r : rows) {
-      out.put(r.run().split(" ")[0], r);
+      out.put(r.run().split(" ", -1)[0], r);
     }
     return out;
   }

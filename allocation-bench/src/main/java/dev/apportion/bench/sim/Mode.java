@@ -1,24 +1,19 @@
 package dev.apportion.bench.sim;
 
-import dev.apportion.allocation.Allocation;
-import dev.apportion.allocation.AllocationChange;
-import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
-import dev.apportion.allocation.Collector;
-import dev.apportion.allocation.Target;
-import java.util.List;
+import dev.apportion.bench.Placement;
 
 /**
  * How ownership is decided in the simulated cluster. A mode turns a strategy's name into the
- * {@link Subject} the simulator drives, so a new mode (for example each collector deciding its own
- * targets from the member list) is one more constant here and nothing else changes.
+ * {@link Placement} the simulator drives, so a new mode (for example each collector deciding its
+ * own targets from the member list) is one more constant here and nothing else changes.
  */
 public enum Mode {
   /** One allocator decides for every collector. */
   CENTRAL {
     @Override
-    public Subject create(String strategy) {
-      return new Central(strategy);
+    public Placement create(String strategy) {
+      return Placement.of(strategy);
     }
   },
 
@@ -30,60 +25,17 @@ public enum Mode {
    */
   LOCAL {
     @Override
-    public Subject create(String strategy) {
+    public Placement create(String strategy) {
       throw new UnsupportedOperationException("local mode is simulated by LocalSimulation");
     }
   };
 
   /**
-   * A fresh subject running {@code strategy} in this mode.
+   * A fresh placement running {@code strategy} in this mode.
    *
    * @param strategy a strategy's name, as {@link Allocators#strategies()} lists them
-   * @return the subject, with no collectors and no targets
+   * @return the placement, with no collectors and no targets
    * @throws IllegalArgumentException if the strategy is unknown
    */
-  public abstract Subject create(String strategy);
-
-  /** An {@link Allocator}, with a listener that counts what each call moved. */
-  private static final class Central implements Subject {
-    private final Allocator allocator;
-    private int reassigned;
-
-    Central(String strategy) {
-      this.allocator = Allocators.builder(strategy)
-          // The simulator causes large moves on purpose (a whole rollout); the engine's warning
-          // about them would only be noise here.
-          .warnWhenMovedShareExceeds(1.0)
-          .listener(this::record)
-          .build();
-    }
-
-    private void record(AllocationChange change) {
-      reassigned += change.reassigned();
-    }
-
-    @Override
-    public String strategy() {
-      return allocator.strategy();
-    }
-
-    @Override
-    public int setCollectors(List<Collector> collectors) {
-      reassigned = 0;
-      allocator.setCollectors(collectors);
-      return reassigned;
-    }
-
-    @Override
-    public int setTargets(List<Target> targets) {
-      reassigned = 0;
-      allocator.setTargets(targets);
-      return reassigned;
-    }
-
-    @Override
-    public Allocation allocation() {
-      return allocator.snapshot();
-    }
-  }
+  public abstract Placement create(String strategy);
 }

@@ -15,7 +15,7 @@ final class ReportTable {
   static void print(PrintStream out, Cluster cluster, List<Result> results) {
     out.printf(Locale.ROOT, "cluster: %d nodes in %d zones, %s%n", distinctNodes(cluster),
         cluster.zones().values().stream().distinct().count(), cluster);
-    Scenario current = null;
+    ClusterScenario current = null;
     for (Result r : results) {
       if (r.scenario() != current) {
         current = r.scenario();

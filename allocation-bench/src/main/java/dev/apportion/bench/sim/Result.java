@@ -22,8 +22,9 @@ package dev.apportion.bench.sim;
  * @param unassigned targets assigned to no collector at the end
  * @param nanos wall time of the scenario's allocator calls, summed
  */
-public record Result(String strategy, Scenario scenario, int collectors, int targets, int[] loads,
-    int idle, int crossNode, int nodeKnown, int crossZone, int zoneKnown, int moved,
+public record Result(String strategy, ClusterScenario scenario, int collectors, int targets,
+    // Built once by the simulator, then only read; a List<Integer> would box 1000s of loads.
+    @SuppressWarnings("ArrayRecordComponent") int[] loads, int idle, int crossNode, int nodeKnown, int crossZone, int zoneKnown, int moved,
     int minimumMoved, int unassigned, long nanos) {
 
   /**

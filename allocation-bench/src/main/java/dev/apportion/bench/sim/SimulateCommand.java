@@ -6,6 +6,7 @@ import dev.apportion.allocation.Target;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +56,7 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--scenario", paramLabel = "NAME", converter = ScenarioConverter.class,
       description = "A scenario to run (initial, scale-out, scale-in, rolling-restart, "
           + "node-lost); repeat for several. Default: all.")
-  List<Scenario> scenarios = new ArrayList<>();
+  List<ClusterScenario> scenarios = new ArrayList<>();
 
   @Option(names = "--mode", defaultValue = "central",
       description = "How ownership is decided: ${COMPLETION-CANDIDATES} (central: one "
@@ -110,8 +111,8 @@ public final class SimulateCommand implements Callable<Integer> {
     command.err = err;
     CommandLine cli = new CommandLine(command);
     cli.setCaseInsensitiveEnumValuesAllowed(true);
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
+    cli.setOut(new PrintWriter(out, true, Charset.defaultCharset()));
+    cli.setErr(new PrintWriter(err, true, Charset.defaultCharset()));
     // A mistyped option is bad input like a bad file: one line and exit code 2, no usage dump.
     cli.setParameterExceptionHandler((e, a) -> {
       err.println("apportion simulate: " + e.getMessage() + " (see simulate --help)");
@@ -146,7 +147,8 @@ public final class SimulateCommand implements Callable<Integer> {
       return steady.gaps() == 0 && steady.duplicated() == 0 ? 0 : 1;
     }
     List<String> names = strategies();
-    List<Scenario> which = scenarios.isEmpty() ? List.of(Scenario.values()) : scenarios;
+    List<ClusterScenario> which =
+        scenarios.isEmpty() ? List.of(ClusterScenario.values()) : scenarios;
     List<Result> results = new Simulator(mode, seed, err).run(cluster, names, which);
     ReportTable.print(out, cluster, results);
     if (plotDir != null) {
@@ -179,7 +181,7 @@ public final class SimulateCommand implements Callable<Integer> {
     if (mode == Mode.LOCAL && (!strategies.isEmpty() || !scenarios.isEmpty()
         || plotDir != null)) {
       throw new InputException("--mode local takes no --strategy, --scenario or --plot: "
-          + "every replica uses rendezvous ownership, and the runs are its own");
+          + "every replica uses " + Allocators.RENDEZVOUS + " ownership, and the runs are its own");
     }
     if (targetsFile != null) {
       for (String option : SHAPE_OPTIONS) {
@@ -294,7 +296,7 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   private static String describe(Exception e) {
-    return Inputs.describe(e);
+    return SimulationInputs.describe(e);
   }
 
   private List<String> strategies() throws InputException {
@@ -316,7 +318,7 @@ public final class SimulateCommand implements Callable<Integer> {
       return ClusterGenerator.generate(new ClusterGenerator.Shape(zones, nodes, targetCount,
           jobs, nodelessPercent / 100.0), seed);
     }
-    Inputs.Targets read = Inputs.readTargets(targetsFile);
+    SimulationInputs.Targets read = SimulationInputs.readTargets(targetsFile);
     if (read.targets().isEmpty()) {
       throw new InputException(targetsFile + ": the file has no active targets (field "
           + "data.activeTargets is empty), so there is nothing to simulate");
@@ -324,7 +326,7 @@ public final class SimulateCommand implements Callable<Integer> {
     Map<String, String> zoneMap = new TreeMap<>(read.zones());
     List<Collector> collectors;
     if (collectorsFile != null) {
-      Inputs.Collectors c = Inputs.readCollectors(collectorsFile);
+      SimulationInputs.Collectors c = SimulationInputs.readCollectors(collectorsFile);
       collectors = c.collectors();
       zoneMap.putAll(c.zones());
     } else {
@@ -345,10 +347,10 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   /** Accepts a scenario's id ("rolling-restart") or its constant's name. */
-  static final class ScenarioConverter implements CommandLine.ITypeConverter<Scenario> {
+  static final class ScenarioConverter implements CommandLine.ITypeConverter<ClusterScenario> {
     @Override
-    public Scenario convert(String value) {
-      for (Scenario s : Scenario.values()) {
+    public ClusterScenario convert(String value) {
+      for (ClusterScenario s : ClusterScenario.values()) {
         if (s.id().equalsIgnoreCase(value) || s.name().equalsIgnoreCase(value)) {
           return s;
         }

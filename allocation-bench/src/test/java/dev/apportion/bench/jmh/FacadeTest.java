@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.bench.Placement;
 import dev.apportion.bench.sim.Cluster;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -89,7 +90,7 @@ class FacadeTest {
     List<Collector> fewer = new ArrayList<>(CLUSTER.collectors());
     Collector gone = fewer.remove(7);
     for (Contender contender : Contender.values()) {
-      Contender.Placement p = contender.create();
+      Placement p = contender.create();
       p.setCollectors(CLUSTER.collectors());
       p.setTargets(CLUSTER.targets());
       assertEquals(0, p.lastMoved(), contender + ": a first placement moves nothing");
@@ -120,7 +121,7 @@ class FacadeTest {
       assertTrue(rebuilt.get(i).sameLabels(CLUSTER.targets().get(i)));
     }
     for (Contender contender : Contender.values()) {
-      Contender.Placement p = contender.create();
+      Placement p = contender.create();
       p.setCollectors(CLUSTER.collectors());
       p.setTargets(CLUSTER.targets());
       Map<Target, String> before = listed(p, CLUSTER.collectors(), jobs);
@@ -130,7 +131,7 @@ class FacadeTest {
     }
   }
 
-  private static Map<Target, String> listed(Contender.Placement p, List<Collector> collectors,
+  private static Map<Target, String> listed(Placement p, List<Collector> collectors,
       List<String> jobs) {
     Map<Target, String> owners = new HashMap<>();
     for (Collector c : collectors) {

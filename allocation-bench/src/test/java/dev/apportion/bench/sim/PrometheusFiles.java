@@ -74,7 +74,7 @@ final class PrometheusFiles {
   }
 
   /** The active targets and zones of a response, read as a whole tree: the reference. */
-  static Inputs.Targets readWhole(Path file) throws IOException {
+  static SimulationInputs.Targets readWhole(Path file) throws IOException {
     JsonNode active = new ObjectMapper().readTree(file.toFile()).path("data").get("activeTargets");
     List<Target> targets = new ArrayList<>();
     Map<String, String> zones = new TreeMap<>();
@@ -95,6 +95,6 @@ final class PrometheusFiles {
         }
       }
     }
-    return new Inputs.Targets(targets, zones);
+    return new SimulationInputs.Targets(targets, zones);
   }
 }

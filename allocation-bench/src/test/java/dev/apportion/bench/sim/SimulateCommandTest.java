@@ -44,7 +44,7 @@ class SimulateCommandTest {
   private static void assertOneLineError(Run run, String expectedStart) {
     assertEquals(2, run.exit(), run.err());
     assertEquals("", run.out());
-    String[] lines = run.err().strip().split("\n");
+    String[] lines = run.err().strip().split("\n", -1);
     assertEquals(1, lines.length, run.err());
     assertTrue(lines[0].startsWith(expectedStart), lines[0]);
     assertFalse(run.err().contains("Exception"), "no stack trace: " + run.err());
@@ -56,13 +56,13 @@ class SimulateCommandTest {
     Run run = simulate("--nodes", "6", "--zones", "2", "--target-count", "300", "--plot",
         plots.toString());
     assertEquals(0, run.exit(), run.err());
-    for (Scenario s : Scenario.values()) {
+    for (ClusterScenario s : ClusterScenario.values()) {
       assertTrue(run.out().contains("== " + s.title() + " =="), s.title());
     }
     long rows = Arrays.stream(run.out().split("\n"))
         .filter(l -> l.matches("^(consistent-hashing|least-weighted|per-node|rendezvous) .*"))
         .count();
-    assertEquals(4 * Scenario.values().length, rows, run.out());
+    assertEquals(4L * ClusterScenario.values().length, rows, run.out());
     for (String chart : new String[] {"distribution.png", "moved.png"}) {
       Path file = plots.resolve(chart);
       assertTrue(Files.size(file) > 1000, chart);
@@ -83,7 +83,7 @@ class SimulateCommandTest {
 
   @Test
   void theCommittedSampleIsSimulatedWithOneCollectorPerNode() throws Exception {
-    Run run = simulate("--targets", InputsTest.sample().toString());
+    Run run = simulate("--targets", SimulationInputsTest.sample().toString());
     assertEquals(0, run.exit(), run.err());
     assertTrue(run.out().startsWith("cluster: 3 nodes in 3 zones, 3 collectors, 9 targets "
         + "(1 with no node)"), run.out());
@@ -113,7 +113,7 @@ class SimulateCommandTest {
   void aBadCollectorsFileNamesTheLine() throws Exception {
     Path collectors = dir.resolve("collectors.txt");
     Files.writeString(collectors, "a node-1\nb\n");
-    Run run = simulate("--targets", InputsTest.sample().toString(), "--collectors",
+    Run run = simulate("--targets", SimulationInputsTest.sample().toString(), "--collectors",
         collectors.toString());
     assertOneLineError(run, "apportion simulate: " + collectors + ":2: expected");
   }
@@ -172,7 +172,7 @@ class SimulateCommandTest {
   }
 
   private static String sample() throws Exception {
-    return InputsTest.sample().toString();
+    return SimulationInputsTest.sample().toString();
   }
 
   /** Every bad input the simulator must refuse in one line. Add a row for a new one. */
@@ -247,7 +247,7 @@ class SimulateCommandTest {
       row("content after the document",
           "{dir}/t.json:158:1: unexpected content after the end of the JSON document",
           d -> args("--targets", file(d, "t.json",
-              Files.readString(InputsTest.sample()) + "{\"more\":1}").toString())),
+              Files.readString(SimulationInputsTest.sample()) + "{\"more\":1}").toString())),
       row("no active targets", "{dir}/t.json: the file has no active targets",
           d -> args("--targets", file(d, "t.json",
               "{\"status\":\"success\",\"data\":{\"activeTargets\":[]}}").toString())),
@@ -258,7 +258,7 @@ class SimulateCommandTest {
               .toString())),
       row("targets not UTF-8", "{dir}/t.json:1:", d -> {
         Path t = d.resolve("t.json");
-        Files.write(t, ("{\"data\":{\"activeTargets\":[{\"scrapePool\":\"caf\u00e9\"}]}}")
+        Files.write(t, "{\"data\":{\"activeTargets\":[{\"scrapePool\":\"caf\u00e9\"}]}}"
             .getBytes(StandardCharsets.ISO_8859_1));
         return args("--targets", t.toString());
       }),
@@ -323,7 +323,7 @@ class SimulateCommandTest {
         run.out());
 
     Cluster cluster = new Cluster(Map.of(), List.of(),
-        Inputs.readTargets(file).targets());
+        SimulationInputs.readTargets(file).targets());
     assertEquals(2, cluster.targets().size());
     assertEquals(2, cluster.duplicates());
     assertEquals("new", cluster.targets().get(0).labels().get("__meta_x"),

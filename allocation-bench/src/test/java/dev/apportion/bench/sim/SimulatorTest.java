@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,47 +28,47 @@ class SimulatorTest {
       List.of("consistent-hashing", "least-weighted", "per-node", "rendezvous");
 
   private static Cluster cluster;
-  private static Map<Scenario, Map<String, Result>> results;
+  private static Map<ClusterScenario, Map<String, Result>> results;
 
   @BeforeAll
   static void run() {
     cluster = ClusterGenerator.generate(new ClusterGenerator.Shape(2, 8, 800, 3, 0.05), SEED);
     results = new HashMap<>();
     for (Result r : new Simulator(Mode.CENTRAL, SEED, null)
-        .run(cluster, STRATEGIES, List.of(Scenario.values()))) {
+        .run(cluster, STRATEGIES, List.of(ClusterScenario.values()))) {
       results.computeIfAbsent(r.scenario(), s -> new HashMap<>()).put(r.strategy(), r);
     }
   }
 
-  private static Result result(Scenario scenario, String strategy) {
+  private static Result result(ClusterScenario scenario, String strategy) {
     return results.get(scenario).get(strategy);
   }
 
-  private static Scenario.Plan plan(Scenario scenario) {
-    return scenario.plan(cluster, new Random(SEED * 31 + scenario.ordinal()));
+  private static ClusterScenario.Plan plan(ClusterScenario scenario) {
+    return scenario.plan(cluster, Simulator.randomFor(scenario, SEED));
   }
 
-  private static List<Collector> finalCollectors(Scenario scenario) {
+  private static List<Collector> finalCollectors(ClusterScenario scenario) {
     List<Collector> last = cluster.collectors();
-    for (Scenario.Step step : plan(scenario).steps()) {
-      if (step instanceof Scenario.Step.Collectors c) {
+    for (ClusterEvent step : plan(scenario).steps()) {
+      if (step instanceof ClusterEvent.Collectors c) {
         last = c.collectors();
       }
     }
     return last;
   }
 
-  private static List<Target> finalTargets(Scenario scenario) {
+  private static List<Target> finalTargets(ClusterScenario scenario) {
     List<Target> last = cluster.targets();
-    for (Scenario.Step step : plan(scenario).steps()) {
-      if (step instanceof Scenario.Step.Targets t) {
+    for (ClusterEvent step : plan(scenario).steps()) {
+      if (step instanceof ClusterEvent.Targets t) {
         last = t.targets();
       }
     }
     return last;
   }
 
-  private static Collector removed(Scenario scenario) {
+  private static Collector removed(ClusterScenario scenario) {
     Set<Collector> after = new HashSet<>(finalCollectors(scenario));
     List<Collector> gone = new ArrayList<>();
     for (Collector c : cluster.collectors()) {
@@ -100,7 +99,7 @@ class SimulatorTest {
 
   @Test
   void everyResultAccountsForEveryTarget() {
-    for (Scenario s : Scenario.values()) {
+    for (ClusterScenario s : ClusterScenario.values()) {
       int targets = finalTargets(s).size();
       int collectors = finalCollectors(s).size();
       for (String strategy : STRATEGIES) {
@@ -119,7 +118,7 @@ class SimulatorTest {
 
   @Test
   void initialPlacementOfRendezvousIsExactlyTheRingsPlacement() {
-    Result r = result(Scenario.INITIAL, "rendezvous");
+    Result r = result(ClusterScenario.INITIAL, "rendezvous");
     assertArrayEquals(rendezvousLoads(cluster.collectors(), cluster.targets()), r.loads());
     assertEquals(0, r.moved());
     assertEquals(0, r.minimumMoved());
@@ -128,20 +127,20 @@ class SimulatorTest {
   @Test
   void perNodeNeverCrossesANodeWhileEveryNodeHasACollector() {
     int withNode = cluster.targets().size() - cluster.nodelessTargets();
-    for (Scenario s : List.of(Scenario.INITIAL, Scenario.SCALE_OUT, Scenario.ROLLING_RESTART,
-        Scenario.NODE_LOST)) {
+    for (ClusterScenario s : List.of(ClusterScenario.INITIAL, ClusterScenario.SCALE_OUT,
+        ClusterScenario.ROLLING_RESTART, ClusterScenario.NODE_LOST)) {
       Result r = result(s, "per-node");
       assertEquals(0, r.crossNode(), s + " cross-node");
       assertEquals(0, r.crossZone(), s + " cross-zone");
     }
-    Result initial = result(Scenario.INITIAL, "per-node");
+    Result initial = result(ClusterScenario.INITIAL, "per-node");
     assertEquals(withNode, initial.nodeKnown(), "every target with a node is counted");
     assertEquals(withNode, initial.zoneKnown(), "every generated node has a zone");
   }
 
   @Test
   void perNodeScaleInSendsTheOrphanedNodesTargetsAcrossNodes() {
-    String node = removed(Scenario.SCALE_IN).node().orElseThrow();
+    String node = removed(ClusterScenario.SCALE_IN).node().orElseThrow();
     int onNode = 0;
     for (Target t : cluster.targets()) {
       if (t.node().map(node::equals).orElse(false)) {
@@ -149,13 +148,13 @@ class SimulatorTest {
       }
     }
     assertTrue(onNode > 0, "the generated node has targets");
-    Result r = result(Scenario.SCALE_IN, "per-node");
+    Result r = result(ClusterScenario.SCALE_IN, "per-node");
     assertEquals(onNode, r.crossNode());
   }
 
   @Test
   void rendezvousScaleInMovesExactlyTheMinimum() {
-    Collector gone = removed(Scenario.SCALE_IN);
+    Collector gone = removed(ClusterScenario.SCALE_IN);
     List<String> names = new ArrayList<>();
     for (Collector c : cluster.collectors()) {
       names.add(c.name());
@@ -167,19 +166,19 @@ class SimulatorTest {
         held++;
       }
     }
-    Result r = result(Scenario.SCALE_IN, "rendezvous");
+    Result r = result(ClusterScenario.SCALE_IN, "rendezvous");
     assertEquals(held, r.minimumMoved());
     assertEquals(held, r.moved());
-    assertArrayEquals(rendezvousLoads(finalCollectors(Scenario.SCALE_IN), cluster.targets()),
+    assertArrayEquals(rendezvousLoads(finalCollectors(ClusterScenario.SCALE_IN), cluster.targets()),
         r.loads());
   }
 
   @Test
   void scaleOutHasNothingThatMustMoveAndLeastWeightedMovesNothing() {
     for (String strategy : STRATEGIES) {
-      assertEquals(0, result(Scenario.SCALE_OUT, strategy).minimumMoved(), strategy);
+      assertEquals(0, result(ClusterScenario.SCALE_OUT, strategy).minimumMoved(), strategy);
     }
-    Result lw = result(Scenario.SCALE_OUT, "least-weighted");
+    Result lw = result(ClusterScenario.SCALE_OUT, "least-weighted");
     assertEquals(0, lw.moved(), "least-weighted never rebalances");
     assertEquals(1, lw.idle(), "so the new collector stays idle");
   }
@@ -190,23 +189,24 @@ class SimulatorTest {
     for (Collector c : cluster.collectors()) {
       before.add(c.name());
     }
-    for (Collector c : finalCollectors(Scenario.ROLLING_RESTART)) {
+    for (Collector c : finalCollectors(ClusterScenario.ROLLING_RESTART)) {
       assertTrue(!before.contains(c.name()), "every pod has a new name");
     }
-    assertEquals(2 * cluster.collectors().size(), plan(Scenario.ROLLING_RESTART).steps().size());
+    assertEquals(2 * cluster.collectors().size(),
+        plan(ClusterScenario.ROLLING_RESTART).steps().size());
     for (String strategy : STRATEGIES) {
       assertEquals(cluster.targets().size(),
-          result(Scenario.ROLLING_RESTART, strategy).minimumMoved(), strategy);
+          result(ClusterScenario.ROLLING_RESTART, strategy).minimumMoved(), strategy);
     }
     // least-weighted keeps targets in place while their collector lives, and the replaced
     // pod's targets all go to the (empty) surge pod: one move each, the minimum.
-    Result lw = result(Scenario.ROLLING_RESTART, "least-weighted");
+    Result lw = result(ClusterScenario.ROLLING_RESTART, "least-weighted");
     assertEquals(cluster.targets().size(), lw.moved());
   }
 
   @Test
   void aLostNodeTakesItsTargetsWithIt() {
-    Collector gone = removed(Scenario.NODE_LOST);
+    Collector gone = removed(ClusterScenario.NODE_LOST);
     String node = gone.node().orElseThrow();
     int survivors = 0;
     for (Target t : cluster.targets()) {
@@ -216,11 +216,11 @@ class SimulatorTest {
     }
     assertTrue(survivors < cluster.targets().size(), "the lost node had targets");
     for (String strategy : STRATEGIES) {
-      assertEquals(survivors, result(Scenario.NODE_LOST, strategy).targets(), strategy);
+      assertEquals(survivors, result(ClusterScenario.NODE_LOST, strategy).targets(), strategy);
     }
     // The lost collector's targets that survive (those not on its node) had to move; rendezvous
     // moves exactly those.
-    Result r = result(Scenario.NODE_LOST, "rendezvous");
+    Result r = result(ClusterScenario.NODE_LOST, "rendezvous");
     List<String> names = new ArrayList<>();
     for (Collector c : cluster.collectors()) {
       names.add(c.name());
@@ -239,7 +239,7 @@ class SimulatorTest {
   @Test
   void theSameSeedGivesTheSameFigures() {
     List<Result> again = new Simulator(Mode.CENTRAL, SEED, null)
-        .run(cluster, STRATEGIES, List.of(Scenario.SCALE_IN, Scenario.NODE_LOST));
+        .run(cluster, STRATEGIES, List.of(ClusterScenario.SCALE_IN, ClusterScenario.NODE_LOST));
     for (Result r : again) {
       Result first = result(r.scenario(), r.strategy());
       assertArrayEquals(first.loads(), r.loads());

@@ -34,14 +34,14 @@ import java.util.TreeMap;
  * collectors. Every error is an {@link InputException} whose message names the file and the line
  * or field.
  */
-public final class Inputs {
+public final class SimulationInputs {
   /** Node labels (node service discovery) that carry a node's zone, most current first. */
   private static final String[] ZONE_LABELS = {
     "__meta_kubernetes_node_label_topology_kubernetes_io_zone",
     "__meta_kubernetes_node_label_failure_domain_beta_kubernetes_io_zone",
   };
 
-  private Inputs() {}
+  private SimulationInputs() {}
 
   /**
    * Targets read from a file, and the zones of the nodes they reveal.
@@ -313,7 +313,8 @@ public final class Inputs {
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
-      String[] f = line.split("\\s+");
+      // The line is stripped: no empty field at either end, whatever the limit.
+      String[] f = line.split("\\s+", -1);
       if (f.length < 2 || f.length > 3) {
         throw new InputException(name + ":" + lineNo + ": expected 'name node [zone]', found "
             + f.length + " field" + (f.length == 1 ? "" : "s") + ": '" + line + "'");

@@ -19,13 +19,13 @@ import java.util.TreeSet;
  * figures show that event alone. A scenario's steps are drawn once from the seed and applied
  * identically to every strategy.
  */
-public enum Scenario {
+public enum ClusterScenario {
   /** Every collector, then every target, on an empty allocator. */
   INITIAL("initial placement") {
     @Override
     Plan plan(Cluster cluster, Random random) {
-      return new Plan(List.of(new Step.Collectors(cluster.collectors()),
-          new Step.Targets(cluster.targets())), cluster.zones());
+      return new Plan(List.of(new ClusterEvent.Collectors(cluster.collectors()),
+          new ClusterEvent.Targets(cluster.targets())), cluster.zones());
     }
   },
   /** A node joins, with its collector pod and, as yet, no targets. */
@@ -40,7 +40,7 @@ public enum Scenario {
       }
       List<Collector> after = new ArrayList<>(cluster.collectors());
       after.add(Collector.of(ClusterGenerator.newPodName(random, names(after)), node));
-      return new Plan(List.of(new Step.Collectors(after)), zones);
+      return new Plan(List.of(new ClusterEvent.Collectors(after)), zones);
     }
   },
   /** One collector goes away; its node and that node's targets stay. */
@@ -51,7 +51,7 @@ public enum Scenario {
       if (after.size() > 1) {
         after.remove(random.nextInt(after.size()));
       }
-      return new Plan(List.of(new Step.Collectors(after)), cluster.zones());
+      return new Plan(List.of(new ClusterEvent.Collectors(after)), cluster.zones());
     }
   },
   /**
@@ -66,14 +66,14 @@ public enum Scenario {
       order.sort(Comparator.comparing((Collector c) -> c.node().orElse(""))
           .thenComparing(Collector::name));
       Set<String> taken = names(current);
-      List<Step> steps = new ArrayList<>();
+      List<ClusterEvent> steps = new ArrayList<>();
       for (Collector old : order) {
         Collector surge = Collector.of(ClusterGenerator.newPodName(random, taken),
             old.node().orElse(null));
         current.add(surge);
-        steps.add(new Step.Collectors(List.copyOf(current)));
+        steps.add(new ClusterEvent.Collectors(List.copyOf(current)));
         current.remove(old);
-        steps.add(new Step.Collectors(List.copyOf(current)));
+        steps.add(new ClusterEvent.Collectors(List.copyOf(current)));
       }
       return new Plan(steps, cluster.zones());
     }
@@ -107,14 +107,14 @@ public enum Scenario {
           collectors.add(c);
         }
       }
-      return new Plan(List.of(new Step.Targets(targets), new Step.Collectors(collectors)),
-          cluster.zones());
+      return new Plan(List.of(new ClusterEvent.Targets(targets),
+          new ClusterEvent.Collectors(collectors)), cluster.zones());
     }
   };
 
   private final String title;
 
-  Scenario(String title) {
+  ClusterScenario(String title) {
     this.title = title;
   }
 
@@ -147,20 +147,11 @@ public enum Scenario {
     return names;
   }
 
-  /** One change delivered to a {@link Subject}. */
-  sealed interface Step {
-    /** A new collector set. */
-    record Collectors(List<Collector> collectors) implements Step {}
-
-    /** A new target set. */
-    record Targets(List<Target> targets) implements Step {}
-  }
-
   /**
    * A scenario's steps and the zones known at its end (a joining node brings its zone).
    *
-   * @param steps the changes, in order
+   * @param steps the events, in order
    * @param zones node to zone after the scenario
    */
-  record Plan(List<Step> steps, Map<String, String> zones) {}
+  record Plan(List<ClusterEvent> steps, Map<String, String> zones) {}
 }

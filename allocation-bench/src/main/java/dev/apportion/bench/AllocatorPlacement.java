@@ -1,0 +1,57 @@
+package dev.apportion.bench;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.AllocationChange;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.List;
+
+/** An Apportion {@link Allocator}, with a listener that counts what each call moved. */
+final class AllocatorPlacement implements Placement {
+  private final Allocator allocator;
+  private int moved;
+
+  AllocatorPlacement(String strategy) {
+    this.allocator = Allocators.builder(strategy)
+        // Benchmarks and simulations cause large moves on purpose (a whole rollout); the
+        // engine's warning about them would only be noise here.
+        .warnWhenMovedShareExceeds(1.0)
+        .listener(this::record)
+        .build();
+  }
+
+  private void record(AllocationChange change) {
+    moved += change.reassigned();
+  }
+
+  @Override
+  public int setCollectors(List<Collector> collectors) {
+    moved = 0;
+    allocator.setCollectors(collectors);
+    return moved;
+  }
+
+  @Override
+  public int setTargets(List<Target> targets) {
+    moved = 0;
+    allocator.setTargets(targets);
+    return moved;
+  }
+
+  @Override
+  public int lastMoved() {
+    return moved;
+  }
+
+  @Override
+  public List<Target> targetsFor(String collector, String job) {
+    return allocator.targetsFor(collector, job);
+  }
+
+  @Override
+  public Allocation allocation() {
+    return allocator.snapshot();
+  }
+}

@@ -1,0 +1,69 @@
+package dev.apportion.bench;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.List;
+
+/**
+ * The one facade over an allocator that the JMH benchmarks and the simulator both drive: the
+ * write calls, fed full sets the way a collector source and service discovery deliver them, and
+ * how many targets each call moved. Single-threaded.
+ *
+ * <p>{@link #of} gives an Apportion strategy; the benchmarks add their do-it-yourself baselines
+ * ({@code dev.apportion.bench.jmh.Contender}) behind the same interface.
+ */
+public interface Placement {
+
+  /**
+   * A fresh placement running an Apportion strategy, with no collectors and no targets.
+   *
+   * @param strategy a strategy's name, as {@link dev.apportion.allocation.Allocators#strategies()}
+   *     lists them
+   * @return the placement
+   * @throws IllegalArgumentException if the strategy is unknown
+   */
+  static Placement of(String strategy) {
+    return new AllocatorPlacement(strategy);
+  }
+
+  /**
+   * Replaces the collector set.
+   *
+   * @param collectors the full set
+   * @return how many known, assigned targets this call moved to another collector or unassigned
+   */
+  int setCollectors(List<Collector> collectors);
+
+  /**
+   * Replaces the target set.
+   *
+   * @param targets the full set
+   * @return how many known, assigned targets this call moved to another collector or unassigned
+   */
+  int setTargets(List<Target> targets);
+
+  /**
+   * What the last call moved: the value it returned.
+   *
+   * @return the count
+   */
+  int lastMoved();
+
+  /**
+   * The targets of {@code job} on {@code collector}.
+   *
+   * @param collector a collector's name
+   * @param job a job
+   * @return the targets
+   */
+  List<Target> targetsFor(String collector, String job);
+
+  /**
+   * The whole assignment now (optional operation).
+   *
+   * @return the current state
+   * @throws UnsupportedOperationException if this placement keeps no whole-state view
+   */
+  Allocation allocation();
+}
