@@ -126,8 +126,15 @@ public final class HashRings {
     return mix(key ^ memberHash);
   }
 
-  /** SplitMix64's finalizer (Steele, Lea, Flood 2014): a bijective 64-bit mixer. */
-  static long mix(long z) {
+  /**
+   * SplitMix64's finalizer (Steele, Lea, Flood 2014): a bijective 64-bit mixer. Stable: its
+   * output for a given input never changes, since placements are derived from it. Pure, no
+   * allocation.
+   *
+   * @param z any value
+   * @return the mixed value
+   */
+  public static long mix(long z) {
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);

@@ -68,11 +68,6 @@ class ConsistentHashingTest extends AllocatorContractTest {
   }
 
   @Test
-  void hundredThousandTargetsOnAThousandCollectors() {
-    assertMovement(100_000, 1000);
-  }
-
-  @Test
   void theLoadFactorIsABuilderOption() {
     Allocator a = builder().loadFactor(1.02).build();
     List<Target> ts = targets(5000, 3);
