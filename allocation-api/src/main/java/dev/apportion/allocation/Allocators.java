@@ -158,7 +158,9 @@ public final class Allocators {
     /**
      * The bound of bounded-load strategies ({@code consistent-hashing}, also as a fallback): no
      * collector holds more than {@code ceil(loadFactor * targets / collectors)} targets. Ignored
-     * by strategies that are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR}.
+     * by strategies that are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR}
+     * ({@link AllocatorSpec#DEFAULT_LOAD_FACTOR} says why; {@code docs/strategies.md} shows what
+     * other factors trade).
      *
      * @param loadFactor a finite number &gt; 1
      * @return this builder

@@ -1,6 +1,7 @@
 package dev.apportion.bench;
 
 import dev.apportion.bench.footprint.FootprintCommand;
+import dev.apportion.bench.movement.MovementCommand;
 import dev.apportion.bench.sim.SimulateCommand;
 import java.util.Arrays;
 
@@ -12,6 +13,8 @@ import java.util.Arrays;
  *       ({@code simulate --help} lists the options);
  *   <li>{@code java -jar apportion.jar footprint [options]} measures the heap an allocator and a
  *       target retain, per target ({@code footprint --help} lists the options);
+ *   <li>{@code java -jar apportion.jar movement [options]} measures balance against movement
+ *       per strategy and load factor ({@code movement --help} lists the options);
  *   <li>{@code java -jar apportion.jar bench [JMH options]}, or any other arguments, runs the JMH
  *       benchmarks, exactly as JMH's own {@code Main} would ({@code -h} lists its options,
  *       {@code -l} the benchmarks).
@@ -21,7 +24,7 @@ public final class Main {
   private Main() {}
 
   /**
-   * Dispatches to the simulator, the footprint measurement or JMH.
+   * Dispatches to the simulator, the footprint or movement measurement, or JMH.
    *
    * @param args the command line
    * @throws Exception when JMH fails to start
@@ -34,6 +37,10 @@ public final class Main {
     }
     if (args.length > 0 && args[0].equals("footprint")) {
       System.exit(FootprintCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out,
+          System.err));
+    }
+    if (args.length > 0 && args[0].equals("movement")) {
+      System.exit(MovementCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out,
           System.err));
     }
     String[] jmh = args.length > 0 && args[0].equals("bench")

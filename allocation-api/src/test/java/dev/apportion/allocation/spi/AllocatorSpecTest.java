@@ -25,7 +25,7 @@ class AllocatorSpecTest {
 
   @Test
   void defaultLoadFactor() {
-    assertEquals(1.1, AllocatorSpec.DEFAULT_LOAD_FACTOR);
+    assertEquals(1.2, AllocatorSpec.DEFAULT_LOAD_FACTOR);
   }
 
   @Test

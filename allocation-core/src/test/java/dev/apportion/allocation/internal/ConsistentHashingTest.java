@@ -14,6 +14,7 @@ import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.spi.AllocatorSpec;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -40,12 +41,12 @@ class ConsistentHashingTest extends AllocatorContractTest {
     List<Target> ts = targets(targets, 10);
     a.setTargets(ts);
     a.setCollectors(collectors(from));
-    assertBalanced(a.snapshot(), targets, 1.1);
+    assertBalanced(a.snapshot(), targets, AllocatorSpec.DEFAULT_LOAD_FACTOR);
     Map<Target, String> before = assignment(a.snapshot());
 
     a.setCollectors(collectors(from + 1));
     assertComplete(a, ts);
-    assertBalanced(a.snapshot(), targets, 1.1);
+    assertBalanced(a.snapshot(), targets, AllocatorSpec.DEFAULT_LOAD_FACTOR);
     Map<Target, String> grown = assignment(a.snapshot());
     int minimum = targets / (from + 1);
     int moved = moved(before, grown);
@@ -57,7 +58,7 @@ class ConsistentHashingTest extends AllocatorContractTest {
     less.removeIf(c -> c.name().equals(victim));
     a.setCollectors(less);
     assertComplete(a, ts);
-    assertBalanced(a.snapshot(), targets, 1.1);
+    assertBalanced(a.snapshot(), targets, AllocatorSpec.DEFAULT_LOAD_FACTOR);
     moved = moved(grown, assignment(a.snapshot()));
     assertTrue(moved <= 1.5 * share, "removing one moved " + moved + ", its share " + share);
   }

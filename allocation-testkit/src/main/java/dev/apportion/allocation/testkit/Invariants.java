@@ -490,8 +490,9 @@ public final class Invariants {
    * {@code cap = max(ceil(n / c), ceil(loadFactor * n / c))} targets, for {@code n} known
    * targets on {@code c} effective collectors (the ceiling computed with a 1e-9 tolerance, so
    * that {@code 1.1 * 100000 / 1000} is 110): the strategies' own cap,
-   * {@link AllocatorSpec#boundedLoadCap}. With the default factor 1.1 this is "never more than
-   * {@code ceil(1.1 * n / c)}".
+   * {@link AllocatorSpec#boundedLoadCap}. With the default factor 1.2 this is "never more than
+   * {@code ceil(1.2 * n / c)}"; each collector's own cap may be lower
+   * ({@code consistent-hashing} rounds each collector's cap up or down by its name).
    *
    * @param loadFactor the strategy's load factor, &gt; 1
    * @return the invariant

@@ -56,10 +56,10 @@ class BuiltInStrategiesTest {
     return Stream.of(
         Arguments.of("consistent-hashing", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("consistent-hashing")),
-        Arguments.of("consistent-hashing, load factor 1.25", (Supplier<PropertyRunner>) () ->
-            PropertyRunner.forStrategy("consistent-hashing", b -> b.loadFactor(1.25))
+        Arguments.of("consistent-hashing, load factor 1.1", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("consistent-hashing", b -> b.loadFactor(1.1))
                 .invariants(with(Invariants.common(), Invariants.allAssigned(),
-                    Invariants.determinism(), Invariants.boundedLoad(1.25)))),
+                    Invariants.determinism(), Invariants.boundedLoad(1.1)))),
         Arguments.of("rendezvous", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("rendezvous").invariants(
                 with(Invariants.forStrategy("rendezvous"), RENDEZVOUS_PLACEMENT))),
