@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * What a {@link PartitionedPlacer} partitions by: a target's and a collector's value of one key.
- * {@link Allocators#ZONE} reads zones (the target's through {@link NodeZones}); any other key is a
+ * {@link Allocators#ZONE} reads zones (the target's through {@link NodeZones}, a collector's own
+ * zone or else its node's); any other key is a
  * label name, read from the target's labels and the collector's. Blank values are no value.
  */
 abstract class PartitionKey {
@@ -34,7 +35,9 @@ abstract class PartitionKey {
 
         @Override
         String of(Member m) {
-          return m.collector().zone().orElse(null);
+          // A collector without a zone of its own is in its node's (from the topology).
+          String z = m.collector().zone().orElse(null);
+          return z != null ? z : zones.zoneOfNode(m.node());
         }
 
         @Override

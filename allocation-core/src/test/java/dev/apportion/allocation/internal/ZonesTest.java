@@ -417,4 +417,27 @@ class ZonesTest {
     assertThrows(NullPointerException.class,
         () -> Allocators.builder(Allocators.PER_NODE).build().setNodeZones(bad));
   }
+
+  @Test
+  void aCollectorWithoutAZoneIsInItsNodesZoneFromTheTopology() {
+    Allocator a = Allocators.builder(Allocators.PER_NODE).build();
+    a.setNodeZones(topology());
+    List<Target> ts = targets(10, 0);
+    a.setTargets(ts);
+    List<Collector> noZones = new ArrayList<>();
+    for (Collector c : collectors((z, n) -> n % 2 == 1)) {
+      noZones.add(Collector.of(c.name(), c.node().orElseThrow()));
+    }
+    a.setCollectors(noZones);
+    assertComplete(a, ts);
+    Map<String, String> nodeOf = new HashMap<>();
+    for (Collector c : noZones) {
+      nodeOf.put(c.name(), c.node().orElseThrow());
+    }
+    for (Target t : ts) {
+      String c = a.snapshot().collectorOf(t).orElseThrow();
+      assertEquals(topology().get(t.node().orElseThrow()), topology().get(nodeOf.get(c)));
+    }
+    assertEquals(0, a.snapshot().outsidePartition());
+  }
 }
