@@ -77,4 +77,18 @@ public interface Allocation {
    * @return the count; 0 for an unknown collector
    */
   int targetCount(String collector);
+
+  /**
+   * How many targets are placed outside their partition: under a zone-aware {@code per-node}
+   * fallback or a {@linkplain Allocators.Builder#partitionBy partitioned} strategy, the targets
+   * whose partition (zone) has no collector, plus those spilled over the skew limit; with zones,
+   * these are the cross-zone scrapes the allocator knows of. Targets whose partition is unknown
+   * are not counted. Cost: constant; never blocks.
+   *
+   * @return the count; 0 for an allocator that does not partition
+   * @since 0.2.0
+   */
+  default int outsidePartition() {
+    return 0;
+  }
 }

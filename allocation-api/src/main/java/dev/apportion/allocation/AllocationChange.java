@@ -14,7 +14,10 @@ public interface AllocationChange {
   enum Cause {
     /** {@link Allocator#setTargets}. */
     SET_TARGETS,
-    /** {@link Allocator#setCollectors}. */
+    /**
+     * {@link Allocator#setCollectors}, or {@link Allocator#setNodeZones} (the collectors'
+     * topology: it moves targets the way a collector change does).
+     */
     SET_COLLECTORS
   }
 

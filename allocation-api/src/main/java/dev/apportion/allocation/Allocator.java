@@ -2,6 +2,7 @@ package dev.apportion.allocation;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The allocation engine: it holds the current targets and collectors and decides which collector
@@ -68,6 +69,29 @@ public interface Allocator {
    *     then left exactly as it was
    */
   void setCollectors(Collection<Collector> collectors);
+
+  /**
+   * Replaces the node-to-zone topology the caller knows (for Kubernetes, each Node's {@code
+   * topology.kubernetes.io/zone} label; {@code allocation-kubernetes}' {@code
+   * KubernetesNodeZones} watches it). A target whose labels name no zone takes its node's zone
+   * from here first, then from the collectors on its node (docs/api.md gives the order). Only
+   * allocators that partition by zone read it ({@code per-node}'s fallback by default, the
+   * others after {@link Allocators.Builder#zoneAware()}); the others only store it.
+   *
+   * <p>Cost: O(nodes) to copy the map, plus, when the zone of a node with targets changed, the
+   * strategy's cost of re-placing the targets whose partition changed. Blocks behind other
+   * writers; listeners hear it as a {@link AllocationChange.Cause#SET_COLLECTORS} change.
+   *
+   * @param zoneByNode node name to zone; not null, no null key or value (blank values mean "no
+   *     zone"); copied
+   * @throws NullPointerException if {@code zoneByNode}, a key or a value is null
+   * @throws UnsupportedOperationException if this implementation takes no topology (the built-in
+   *     allocators all do)
+   * @since 0.2.0
+   */
+  default void setNodeZones(Map<String, String> zoneByNode) {
+    throw new UnsupportedOperationException(getClass().getName() + " takes no node topology");
+  }
 
   /**
    * The targets of {@code job} assigned to {@code collector}, in identity-hash order. Equivalent to

@@ -38,6 +38,16 @@ public final class Allocators {
   /** The name of the built-in node-local strategy. */
   public static final String PER_NODE = "per-node";
 
+  /**
+   * The partition key that stands for a target's or a collector's zone ({@link Target#zone()},
+   * else its node's zone; {@link Collector#zone()}): {@value}. It is the Kubernetes label name,
+   * which no Prometheus label can be (they cannot contain {@code .} or {@code /}), so it never
+   * clashes with a label key.
+   *
+   * @since 0.2.0
+   */
+  public static final String ZONE = "topology.kubernetes.io/zone";
+
   /** The strategy used when a configuration names none, and {@code per-node}'s default fallback. */
   public static final String DEFAULT_STRATEGY = CONSISTENT_HASHING;
 
@@ -105,6 +115,9 @@ public final class Allocators {
     private double loadFactor = AllocatorSpec.DEFAULT_LOAD_FACTOR;
     private double movedShareWarning = 0.5;
     private final List<AllocationListener> listeners = new ArrayList<>();
+    private String partitionKey;
+    private boolean partitioningDisabled;
+    private double maxSkew = Double.NaN;
 
     private Builder(AllocationStrategyProvider provider,
         SortedMap<String, AllocationStrategyProvider> providers) {
@@ -192,6 +205,85 @@ public final class Allocators {
     }
 
     /**
+     * Partitions collectors and targets by {@code key} and places each target on a collector of
+     * its own partition, through this strategy restricted to that partition (so balance and
+     * determinism hold within it); a target goes cluster-wide only when its partition has no
+     * collector (counted by {@link Allocation#outsidePartition()}) or spills over the {@linkplain
+     * #maxSkew skew limit}. Off by default for {@code consistent-hashing}, {@code rendezvous} and
+     * {@code least-weighted}; {@code per-node} partitions its fallback by {@link Allocators#ZONE}
+     * unless told otherwise. An empty key is the same as {@link #noPartitioning()}.
+     *
+     * @param key {@link Allocators#ZONE} for the zone, or a label name: a target's value of that
+     *     label, a collector's {@linkplain Collector#withLabels label} of that name (targets or
+     *     collectors without it are in no partition)
+     * @return this builder
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is blank but not empty, or this strategy
+     *     cannot partition
+     * @since 0.2.0
+     */
+    public Builder partitionBy(String key) {
+      Objects.requireNonNull(key, "partition key must not be null; use \"\" for none");
+      if (key.isEmpty()) {
+        return noPartitioning();
+      }
+      if (key.isBlank()) {
+        throw new IllegalArgumentException("partition key must not be blank");
+      }
+      requirePartitioningSupport();
+      this.partitionKey = key;
+      this.partitioningDisabled = false;
+      return this;
+    }
+
+    /**
+     * The same as {@code partitionBy(Allocators.ZONE)}: prefer a collector in the target's zone.
+     *
+     * @return this builder
+     * @throws IllegalArgumentException if this strategy cannot partition
+     * @since 0.2.0
+     */
+    public Builder zoneAware() {
+      return partitionBy(ZONE);
+    }
+
+    /**
+     * No partitioning: for {@code per-node}, its fallback places over every collector, whatever
+     * the zones (the behaviour before zones existed).
+     *
+     * @return this builder
+     * @throws IllegalArgumentException if this strategy cannot partition
+     * @since 0.2.0
+     */
+    public Builder noPartitioning() {
+      requirePartitioningSupport();
+      this.partitionKey = null;
+      this.partitioningDisabled = true;
+      return this;
+    }
+
+    /**
+     * The skew limit of a partitioned placement: a partition's collectors carry on average at most
+     * {@code factor} times the cluster-wide mean (targets over collectors); the targets past that
+     * (the last in identity-hash order) spill over to the collectors of partitions under the
+     * limit. Without it (the default) a partition never spills, however few collectors it has.
+     *
+     * @param factor a finite number &ge; 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code factor} is not a finite number &ge; 1, or this
+     *     strategy cannot partition
+     * @since 0.2.0
+     */
+    public Builder maxSkew(double factor) {
+      if (!(factor >= 1.0) || Double.isInfinite(factor)) {
+        throw new IllegalArgumentException("max skew must be a finite number >= 1: " + factor);
+      }
+      requirePartitioningSupport();
+      this.maxSkew = factor;
+      return this;
+    }
+
+    /**
      * Adds a listener told about every change (see {@link AllocationListener} for when and on
      * which thread).
      *
@@ -208,11 +300,19 @@ public final class Allocators {
      * A new allocator with its own state.
      *
      * @return the allocator
-     * @throws IllegalArgumentException if the strategy cannot honour this configuration
+     * @throws IllegalArgumentException if the strategy cannot honour this configuration (for
+     *     example a {@link #maxSkew} with partitioning off)
      */
     public Allocator build() {
       return provider.create(new AllocatorSpec(provider.name(), fallback, fallbackDisabled,
-          loadFactor, movedShareWarning, listeners));
+          loadFactor, movedShareWarning, listeners, partitionKey, partitioningDisabled, maxSkew));
+    }
+
+    private void requirePartitioningSupport() {
+      if (!provider.supportsPartitioning()) {
+        throw new IllegalArgumentException(
+            "strategy '" + provider.name() + "' cannot partition its collectors");
+      }
     }
 
     private void requireFallbackSupport() {

@@ -1,7 +1,12 @@
 package dev.apportion.allocation;
 
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * One collector replica: a process that scrapes the targets an {@link Allocator} gives it.
@@ -25,15 +30,27 @@ import java.util.Optional;
  *
  * <p>A null or empty node means "no node": {@link #node()} is then empty.
  *
+ * <h2>Zone and partition labels</h2>
+ * A collector may carry a zone ({@link #of(String, String, String)}; for Kubernetes, its node's
+ * {@code topology.kubernetes.io/zone}) and labels ({@link #withLabels(Map)}). Allocators use them
+ * only when partitioning is on: {@code per-node}'s fallback stays in the target's zone by default,
+ * and the other strategies partition when asked to ({@link Allocators.Builder#partitionBy}). The
+ * zone and the labels are part of {@link #equals}; placement hashes still depend on the name alone.
+ *
  * @since 0.1.0
  */
 public final class Collector implements Comparable<Collector> {
   private final String name;
   private final String node;
+  private final String zone;
+  /** Unmodifiable, natural order; empty for most collectors. */
+  private final SortedMap<String, String> labels;
 
-  private Collector(String name, String node) {
+  private Collector(String name, String node, String zone, SortedMap<String, String> labels) {
     this.name = name;
     this.node = node;
+    this.zone = zone;
+    this.labels = labels;
   }
 
   /**
@@ -59,11 +76,55 @@ public final class Collector implements Comparable<Collector> {
    * @throws IllegalArgumentException if {@code name} is blank
    */
   public static Collector of(String name, String node) {
+    return of(name, node, null);
+  }
+
+  /**
+   * A collector running on {@code node} in {@code zone}. Does not block; allocates the value.
+   *
+   * @param name the collector's unique name; not null, not blank
+   * @param node the node it runs on; null, empty or blank for "no node"
+   * @param zone the zone it runs in (for Kubernetes, the node's {@code
+   *     topology.kubernetes.io/zone} label); null, empty or blank for "no zone"
+   * @return the collector
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is blank
+   * @since 0.2.0
+   */
+  public static Collector of(String name, String node, String zone) {
     Objects.requireNonNull(name, "collector name must not be null");
     if (name.isBlank()) {
       throw new IllegalArgumentException("collector name must not be blank: '" + name + "'");
     }
-    return new Collector(name, node == null || node.isBlank() ? null : node);
+    return new Collector(name, blankToNull(node), blankToNull(zone), Collections.emptySortedMap());
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+
+  /**
+   * This collector with {@code labels} instead of its labels: what a strategy partitioned by a
+   * label ({@link Allocators.Builder#partitionBy}) reads. Copies the map; allocates.
+   *
+   * @param labels label names and values; not null, no null name or value, no empty name
+   * @return a new collector with the same name, node and zone
+   * @throws NullPointerException if {@code labels}, a name or a value is null
+   * @throws IllegalArgumentException if a label name is empty
+   * @since 0.2.0
+   */
+  public Collector withLabels(Map<String, String> labels) {
+    Objects.requireNonNull(labels, "labels must not be null");
+    TreeMap<String, String> copy = new TreeMap<>();
+    for (Map.Entry<String, String> e : labels.entrySet()) {
+      String k = Objects.requireNonNull(e.getKey(), "label name must not be null");
+      String v = Objects.requireNonNull(e.getValue(), "value of label '" + k + "' must not be null");
+      if (k.isEmpty()) {
+        throw new IllegalArgumentException("label name must not be empty");
+      }
+      copy.put(k, v);
+    }
+    return new Collector(name, node, zone, Collections.unmodifiableSortedMap(copy));
   }
 
   /**
@@ -84,23 +145,70 @@ public final class Collector implements Comparable<Collector> {
     return Optional.ofNullable(node);
   }
 
-  /** Orders by name, then by node (no node first). */
+  /**
+   * The zone this collector runs in.
+   *
+   * @return the zone, or empty when the collector has none
+   * @since 0.2.0
+   */
+  public Optional<String> zone() {
+    return Optional.ofNullable(zone);
+  }
+
+  /**
+   * The collector's labels (see {@link #withLabels}). Does not allocate.
+   *
+   * @return an unmodifiable map in name order; empty unless labels were given
+   * @since 0.2.0
+   */
+  public SortedMap<String, String> labels() {
+    return labels;
+  }
+
+  /** Orders by name, then by node, then by zone (none first), then by labels. */
   @Override
   public int compareTo(Collector other) {
     int c = name.compareTo(other.name);
-    if (c != 0) {
-      return c;
+    if (c == 0) {
+      c = compareNullsFirst(node, other.node);
     }
-    if (Objects.equals(node, other.node)) {
-      return 0;
+    if (c == 0) {
+      c = compareNullsFirst(zone, other.zone);
     }
-    if (node == null) {
-      return -1;
+    if (c == 0) {
+      c = compareLabels(labels, other.labels);
     }
-    return other.node == null ? 1 : node.compareTo(other.node);
+    return c;
   }
 
-  /** Equal when name and node are equal. */
+  private static int compareNullsFirst(String a, String b) {
+    if (Objects.equals(a, b)) {
+      return 0;
+    }
+    if (a == null) {
+      return -1;
+    }
+    return b == null ? 1 : a.compareTo(b);
+  }
+
+  private static int compareLabels(SortedMap<String, String> a, SortedMap<String, String> b) {
+    Iterator<Map.Entry<String, String>> i = a.entrySet().iterator();
+    Iterator<Map.Entry<String, String>> j = b.entrySet().iterator();
+    while (i.hasNext() && j.hasNext()) {
+      Map.Entry<String, String> x = i.next();
+      Map.Entry<String, String> y = j.next();
+      int c = x.getKey().compareTo(y.getKey());
+      if (c == 0) {
+        c = x.getValue().compareTo(y.getValue());
+      }
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Boolean.compare(i.hasNext(), j.hasNext());
+  }
+
+  /** Equal when name, node, zone and labels are equal. */
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -109,16 +217,21 @@ public final class Collector implements Comparable<Collector> {
     if (!(o instanceof Collector other)) {
       return false;
     }
-    return name.equals(other.name) && Objects.equals(node, other.node);
+    return name.equals(other.name) && Objects.equals(node, other.node)
+        && Objects.equals(zone, other.zone) && labels.equals(other.labels);
   }
 
   @Override
   public int hashCode() {
-    return 31 * name.hashCode() + Objects.hashCode(node);
+    return Objects.hash(name, node, zone, labels);
   }
 
   @Override
   public String toString() {
-    return node == null ? name : name + "@" + node;
+    String s = node == null ? name : name + "@" + node;
+    if (zone != null) {
+      s += "/" + zone;
+    }
+    return labels.isEmpty() ? s : s + labels;
   }
 }

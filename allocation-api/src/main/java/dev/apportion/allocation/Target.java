@@ -35,7 +35,16 @@ import java.util.SortedMap;
  * non-empty of {@code __meta_kubernetes_pod_node_name}, {@code __meta_kubernetes_node_name},
  * {@code __meta_kubernetes_endpoint_node_name}, and then, when
  * {@code __meta_kubernetes_endpointslice_address_target_kind} is {@code Node}, the value of
- * {@code __meta_kubernetes_endpointslice_address_target_name}.
+ * {@code __meta_kubernetes_endpointslice_address_target_name}; then, when the endpoints role's
+ * {@code __meta_kubernetes_endpoint_address_target_kind} is {@code Node}, the value of
+ * {@code __meta_kubernetes_endpoint_address_target_name}; then
+ * {@code __meta_kubernetes_endpointslice_endpoint_node_name}.
+ *
+ * <h2>Zone</h2>
+ * {@link #zone()} is the zone its labels name, resolved once from the first non-blank of
+ * {@code __meta_kubernetes_endpointslice_endpoint_zone} and
+ * {@code __meta_kubernetes_node_label_topology_kubernetes_io_zone}. When the labels name none, an
+ * allocator that partitions by zone falls back to its node's zone (docs/api.md gives the order).
  *
  * <h2>Cost</h2>
  * A target holds its labels in one array, names and values interleaved in name order, and no
@@ -66,6 +75,13 @@ public final class Target {
   };
   private static final String SLICE_KIND = "__meta_kubernetes_endpointslice_address_target_kind";
   private static final String SLICE_NAME = "__meta_kubernetes_endpointslice_address_target_name";
+  private static final String ENDPOINT_KIND = "__meta_kubernetes_endpoint_address_target_kind";
+  private static final String ENDPOINT_NAME = "__meta_kubernetes_endpoint_address_target_name";
+  private static final String SLICE_ENDPOINT_NODE = "__meta_kubernetes_endpointslice_endpoint_node_name";
+  private static final String[] ZONE_LABELS = {
+    "__meta_kubernetes_endpointslice_endpoint_zone",
+    "__meta_kubernetes_node_label_topology_kubernetes_io_zone",
+  };
 
   private static final String[] NO_LABELS = {};
   /** The version byte that opens the identity encoding. */
@@ -87,6 +103,7 @@ public final class Target {
   private final int metaFrom;
   private final int metaTo;
   private final String node;
+  private final String zone;
   private final long hash;
   private final long labelsHash;
   /** The view {@link #labels()} returns; over {@link #kv}. */
@@ -102,6 +119,7 @@ public final class Target {
     this.metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
     this.metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
     this.node = resolveNode(kv, metaFrom, metaTo);
+    this.zone = firstNonBlank(kv, metaFrom, metaTo, ZONE_LABELS);
 
     Scratch s = Scratch.start();
     s.writeByte(ENCODING_VERSION);
@@ -207,6 +225,17 @@ public final class Target {
    */
   public Optional<String> node() {
     return Optional.ofNullable(node);
+  }
+
+  /**
+   * The zone this target's labels name, resolved once (see the class documentation). Does not
+   * allocate beyond the {@code Optional}.
+   *
+   * @return the zone, or empty when no label names one
+   * @since 0.2.0
+   */
+  public Optional<String> zone() {
+    return Optional.ofNullable(zone);
   }
 
   /**
@@ -446,19 +475,38 @@ public final class Target {
   }
 
   private static String resolveNode(String[] kv, int metaFrom, int metaTo) {
-    for (String name : NODE_LABELS) {
-      String value = valueOf(kv, metaFrom, metaTo, name);
-      if (value != null && !value.isBlank()) {
-        return value;
-      }
+    String value = firstNonBlank(kv, metaFrom, metaTo, NODE_LABELS);
+    if (value == null) {
+      value = namedNode(kv, metaFrom, metaTo, SLICE_KIND, SLICE_NAME);
     }
-    if ("Node".equals(valueOf(kv, metaFrom, metaTo, SLICE_KIND))) {
-      String value = valueOf(kv, metaFrom, metaTo, SLICE_NAME);
-      if (value != null && !value.isBlank()) {
+    if (value == null) {
+      value = namedNode(kv, metaFrom, metaTo, ENDPOINT_KIND, ENDPOINT_NAME);
+    }
+    if (value == null) {
+      value = nonBlank(valueOf(kv, metaFrom, metaTo, SLICE_ENDPOINT_NODE));
+    }
+    return value;
+  }
+
+  private static String firstNonBlank(String[] kv, int metaFrom, int metaTo, String[] names) {
+    for (String name : names) {
+      String value = nonBlank(valueOf(kv, metaFrom, metaTo, name));
+      if (value != null) {
         return value;
       }
     }
     return null;
+  }
+
+  /** The value of {@code name} when {@code kind} is {@code Node}; else null. */
+  private static String namedNode(String[] kv, int metaFrom, int metaTo, String kind,
+      String name) {
+    return "Node".equals(valueOf(kv, metaFrom, metaTo, kind))
+        ? nonBlank(valueOf(kv, metaFrom, metaTo, name)) : null;
+  }
+
+  private static String nonBlank(String s) {
+    return s == null || s.isBlank() ? null : s;
   }
 
   private static String valueOf(String[] kv, int from, int to, String name) {

@@ -325,4 +325,57 @@ class AllocatorsTest {
     assertEquals(List.of(a), first.listeners());
     assertEquals(List.of(a, b), second.listeners());
   }
+
+  // ---- partitioning --------------------------------------------------------------------------
+
+  @Test
+  void partitioningIsNotAskedForByDefault() {
+    AllocatorSpec spec = specOf(Allocators.builder(FIXED));
+    assertEquals(Optional.empty(), spec.partitionKey());
+    assertFalse(spec.partitioningDisabled());
+    assertTrue(spec.maxSkew().isEmpty());
+  }
+
+  @Test
+  void partitionKeyAndSkewArePassedOn() {
+    AllocatorSpec spec = specOf(Allocators.builder(FIXED).zoneAware().maxSkew(1.5));
+    assertEquals(Optional.of(Allocators.ZONE), spec.partitionKey());
+    assertEquals(1.5, spec.maxSkew().getAsDouble());
+    assertEquals(Optional.of("pool"),
+        specOf(Allocators.builder(FIXED).partitionBy("pool")).partitionKey());
+  }
+
+  @Test
+  void anEmptyPartitionKeyIsNoPartitioning() {
+    AllocatorSpec spec = specOf(Allocators.builder(FIXED).zoneAware().partitionBy(""));
+    assertTrue(spec.partitioningDisabled());
+    assertEquals(Optional.empty(), spec.partitionKey());
+    AllocatorSpec again = specOf(Allocators.builder(FIXED).noPartitioning().zoneAware());
+    assertFalse(again.partitioningDisabled());
+  }
+
+  @Test
+  void partitioningAStrategyThatCannotIsRejectedNamingIt() {
+    Allocators.Builder b = Allocators.builder(PLAIN);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::zoneAware);
+    assertTrue(e.getMessage().contains(PLAIN), e.getMessage());
+    assertThrows(IllegalArgumentException.class, b::noPartitioning);
+    assertThrows(IllegalArgumentException.class, () -> b.maxSkew(2));
+  }
+
+  @ParameterizedTest
+  @ValueSource(doubles = {0.99, 0, -1, Double.NaN, Double.POSITIVE_INFINITY})
+  void aSkewBelowOneOrNotFiniteIsRejected(double skew) {
+    Allocators.Builder b = Allocators.builder(FIXED);
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> b.maxSkew(skew));
+    assertTrue(e.getMessage().contains("skew"), e.getMessage());
+  }
+
+  @Test
+  void aBlankOrNullPartitionKeyIsRejected() {
+    Allocators.Builder b = Allocators.builder(FIXED);
+    assertThrows(IllegalArgumentException.class, () -> b.partitionBy(" "));
+    assertThrows(NullPointerException.class, () -> b.partitionBy(null));
+  }
 }

@@ -139,4 +139,43 @@ class CollectorTest {
     assertEquals("agent-1", Collector.of("agent-1", "").toString());
     assertEquals("agent-1@node-1", Collector.of("agent-1", "node-1").toString());
   }
+
+  @Test
+  void aZoneIsOptionalAndBlankMeansNone() {
+    assertEquals(Optional.of("z1"), Collector.of("a", "n1", "z1").zone());
+    assertEquals(Optional.empty(), Collector.of("a", "n1").zone());
+    assertEquals(Optional.empty(), Collector.of("a", "n1", " ").zone());
+    assertEquals(Optional.empty(), Collector.of("a", "n1", null).zone());
+    assertEquals(Collector.of("a", "n1"), Collector.of("a", "n1", ""));
+  }
+
+  @Test
+  void zoneAndLabelsArePartOfEqualityAndOrder() {
+    Collector a = Collector.of("a", "n1", "z1");
+    assertEquals(a, Collector.of("a", "n1", "z1"));
+    assertEquals(a.hashCode(), Collector.of("a", "n1", "z1").hashCode());
+    assertNotEquals(a, Collector.of("a", "n1", "z2"));
+    assertNotEquals(a, Collector.of("a", "n1"));
+    assertTrue(Collector.of("a", "n1").compareTo(a) < 0);
+    assertTrue(a.compareTo(Collector.of("a", "n1", "z2")) < 0);
+    Collector labeled = a.withLabels(java.util.Map.of("pool", "spot"));
+    assertNotEquals(a, labeled);
+    assertEquals(labeled, a.withLabels(java.util.Map.of("pool", "spot")));
+    assertTrue(a.compareTo(labeled) < 0);
+    assertTrue(labeled.compareTo(a.withLabels(java.util.Map.of("pool", "z"))) < 0);
+    assertEquals("spot", labeled.labels().get("pool"));
+    assertEquals("a@n1/z1{pool=spot}", labeled.toString());
+    assertEquals("a@n1/z1", a.toString());
+  }
+
+  @Test
+  void labelsAreValidated() {
+    Collector a = Collector.of("a");
+    assertThrows(NullPointerException.class, () -> a.withLabels(null));
+    assertThrows(IllegalArgumentException.class, () -> a.withLabels(java.util.Map.of("", "v")));
+    java.util.Map<String, String> withNull = new java.util.HashMap<>();
+    withNull.put("k", null);
+    NullPointerException e = assertThrows(NullPointerException.class, () -> a.withLabels(withNull));
+    assertTrue(e.getMessage().contains("k"), e.getMessage());
+  }
 }

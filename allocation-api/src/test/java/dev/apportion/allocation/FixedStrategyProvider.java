@@ -4,7 +4,8 @@ import dev.apportion.allocation.spi.AllocationStrategyProvider;
 import dev.apportion.allocation.spi.AllocatorSpec;
 
 /**
- * Test-only provider of strategy {@code test-fixed}, which uses a fallback. Registered in
+ * Test-only provider of strategy {@code test-fixed}, which uses a fallback and
+ * can partition. Registered in
  * {@code src/test/resources/META-INF/services}.
  */
 public final class FixedStrategyProvider implements AllocationStrategyProvider {
@@ -20,6 +21,11 @@ public final class FixedStrategyProvider implements AllocationStrategyProvider {
 
   @Override
   public boolean usesFallback() {
+    return true;
+  }
+
+  @Override
+  public boolean supportsPartitioning() {
     return true;
   }
 

@@ -292,6 +292,64 @@ class TargetTest {
     assertEquals(Optional.empty(), nodeOf("__META_KUBERNETES_POD_NODE_NAME", "n1"));
   }
 
+  private static final String EP_KIND = "__meta_kubernetes_endpoint_address_target_kind";
+  private static final String EP_NAME = "__meta_kubernetes_endpoint_address_target_name";
+  private static final String SLICE_EP_NODE = "__meta_kubernetes_endpointslice_endpoint_node_name";
+  private static final String SLICE_ZONE = "__meta_kubernetes_endpointslice_endpoint_zone";
+  private static final String NODE_ZONE = "__meta_kubernetes_node_label_topology_kubernetes_io_zone";
+
+  @Test
+  void theEndpointsRolesNodeTargetResolvesOnlyWhenTheKindIsNode() {
+    assertEquals(Optional.of("n-ept"), nodeOf(EP_KIND, "Node", EP_NAME, "n-ept"));
+    assertEquals(Optional.empty(), nodeOf(EP_KIND, "Pod", EP_NAME, "api-7d9f"));
+    assertEquals(Optional.empty(), nodeOf(EP_KIND, "Node", EP_NAME, " "));
+    assertEquals(Optional.empty(), nodeOf(EP_NAME, "n-ept"));
+  }
+
+  @Test
+  void theEndpointSlicesEndpointNodeNameResolves() {
+    assertEquals(Optional.of("n-sen"), nodeOf(SLICE_EP_NODE, "n-sen"));
+    assertEquals(Optional.empty(), nodeOf(SLICE_EP_NODE, ""));
+  }
+
+  @Test
+  void theNewFormsComeAfterTheExistingOnesInThatOrder() {
+    assertEquals(Optional.of("n-slice"), nodeOf(SLICE_EP_NODE, "n-sen", EP_KIND, "Node",
+        EP_NAME, "n-ept", SLICE_KIND, "Node", SLICE_NAME, "n-slice"));
+    assertEquals(Optional.of("n-ep"), nodeOf(SLICE_EP_NODE, "n-sen", EP_KIND, "Node",
+        EP_NAME, "n-ept", ENDPOINT_NODE, "n-ep"));
+    assertEquals(Optional.of("n-ept"), nodeOf(SLICE_EP_NODE, "n-sen", EP_KIND, "Node",
+        EP_NAME, "n-ept"));
+    assertEquals(Optional.of("n-sen"), nodeOf(SLICE_EP_NODE, "n-sen", EP_KIND, "Pod",
+        EP_NAME, "api-1"));
+  }
+
+  private static Optional<String> zoneOf(String... nameValuePairs) {
+    Map<String, String> labels = new HashMap<>();
+    for (int i = 0; i < nameValuePairs.length; i += 2) {
+      labels.put(nameValuePairs[i], nameValuePairs[i + 1]);
+    }
+    return Target.of("job", "10.0.0.1:9100", labels).zone();
+  }
+
+  @Test
+  void zoneResolvesFromTheSliceEndpointThenTheNodeLabel() {
+    assertEquals(Optional.empty(), zoneOf());
+    assertEquals(Optional.of("z-slice"), zoneOf(SLICE_ZONE, "z-slice"));
+    assertEquals(Optional.of("z-node"), zoneOf(NODE_ZONE, "z-node"));
+    assertEquals(Optional.of("z-slice"), zoneOf(SLICE_ZONE, "z-slice", NODE_ZONE, "z-node"));
+    assertEquals(Optional.of("z-node"), zoneOf(SLICE_ZONE, " ", NODE_ZONE, "z-node"));
+    assertEquals(Optional.empty(), zoneOf("zone", "z", "topology_kubernetes_io_zone", "z"));
+  }
+
+  @Test
+  void theZoneIsMetadataNotIdentity() {
+    Target a = Target.of("job", "a:1", Map.of(SLICE_ZONE, "z1"));
+    Target b = Target.of("job", "a:1", Map.of(SLICE_ZONE, "z2"));
+    assertEquals(a, b);
+    assertEquals(a.hash(), b.hash());
+  }
+
   // ---- toString -----------------------------------------------------------------------------
 
   @Test

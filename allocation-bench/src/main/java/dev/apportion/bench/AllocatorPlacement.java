@@ -7,6 +7,7 @@ import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.List;
+import java.util.Map;
 
 /** An Apportion {@link Allocator}, with a listener that counts what each call moved. */
 final class AllocatorPlacement implements Placement {
@@ -14,12 +15,26 @@ final class AllocatorPlacement implements Placement {
   private int moved;
 
   AllocatorPlacement(String strategy) {
-    this.allocator = Allocators.builder(strategy)
+    Allocators.Builder b;
+    if (strategy.equals(PER_NODE_NO_ZONES)) {
+      b = Allocators.builder(Allocators.PER_NODE).noPartitioning();
+    } else if (strategy.endsWith(ZONES)) {
+      b = Allocators.builder(strategy.substring(0, strategy.length() - ZONES.length()))
+          .zoneAware().maxSkew(VARIANT_MAX_SKEW);
+    } else {
+      b = Allocators.builder(strategy);
+    }
+    this.allocator = b
         // Benchmarks and simulations cause large moves on purpose (a whole rollout); the
         // engine's warning about them would only be noise here.
         .warnWhenMovedShareExceeds(1.0)
         .listener(this::record)
         .build();
+  }
+
+  @Override
+  public void setNodeZones(Map<String, String> zoneByNode) {
+    allocator.setNodeZones(zoneByNode);
   }
 
   private void record(AllocationChange change) {

@@ -27,6 +27,34 @@ public interface Placement {
     return new AllocatorPlacement(strategy);
   }
 
+  /** The suffix of a zone-aware variant: {@code consistent-hashing:zones} and so on. */
+  String ZONES = ":zones";
+  /** {@code per-node} with its fallback cluster-wide (no zone partitioning): the old default. */
+  String PER_NODE_NO_ZONES = "per-node:no-zones";
+  /** The skew limit of the zone-aware variants. */
+  double VARIANT_MAX_SKEW = 2.0;
+
+  /**
+   * The variants the simulator compares besides the plain strategies: zone-aware
+   * {@code consistent-hashing}, {@code rendezvous} and {@code least-weighted} (skew limit
+   * {@value #VARIANT_MAX_SKEW}), and {@code per-node} without its zone-aware fallback.
+   *
+   * @return the names, in the order to print them
+   */
+  static java.util.List<String> variants() {
+    return java.util.List.of(dev.apportion.allocation.Allocators.CONSISTENT_HASHING + ZONES,
+        dev.apportion.allocation.Allocators.LEAST_WEIGHTED + ZONES, PER_NODE_NO_ZONES,
+        dev.apportion.allocation.Allocators.RENDEZVOUS + ZONES);
+  }
+
+  /**
+   * Replaces the node-to-zone topology, for strategies that partition by zone; by default it is
+   * ignored.
+   *
+   * @param zoneByNode node to zone
+   */
+  default void setNodeZones(java.util.Map<String, String> zoneByNode) {}
+
   /**
    * Replaces the collector set.
    *

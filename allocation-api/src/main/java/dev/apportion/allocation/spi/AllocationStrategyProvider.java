@@ -32,6 +32,19 @@ public interface AllocationStrategyProvider {
   }
 
   /**
+   * Whether this strategy can partition its collectors and targets by a key (see {@link
+   * AllocatorSpec#partitionKey()}). When false, asking for partitioning is an error the factory
+   * reports.
+   *
+   * @return true when {@link AllocatorSpec#partitionKey()} and {@link AllocatorSpec#maxSkew()}
+   *     are used
+   * @since 0.2.0
+   */
+  default boolean supportsPartitioning() {
+    return false;
+  }
+
+  /**
    * A new allocator.
    *
    * @param spec what the user asked for; the factory has already checked that its strategy is

@@ -4,6 +4,7 @@ import dev.apportion.allocation.AllocationListener;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * What a user asked for when building an allocator, handed to an
@@ -27,9 +28,12 @@ public final class AllocatorSpec {
   private final double loadFactor;
   private final double movedShareWarning;
   private final List<AllocationListener> listeners;
+  private final String partitionKey;
+  private final boolean partitioningDisabled;
+  private final double maxSkew;
 
   /**
-   * A spec.
+   * A spec with no partitioning asked for (the strategy applies its default).
    *
    * @param strategy the strategy's name; not null
    * @param fallback the fallback strategy's name, or null when none was named
@@ -44,6 +48,45 @@ public final class AllocatorSpec {
    */
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners) {
+    this(strategy, fallback, fallbackDisabled, loadFactor, movedShareWarning, listeners, null,
+        false, Double.NaN);
+  }
+
+  /**
+   * A spec.
+   *
+   * @param strategy the strategy's name; not null
+   * @param fallback the fallback strategy's name, or null when none was named
+   * @param fallbackDisabled true when the user opted out of any fallback
+   * @param loadFactor the bound on a collector's load relative to the mean, &gt; 1
+   * @param movedShareWarning the share of targets (0 to 1) above which one change that moves
+   *     them is logged as a warning
+   * @param listeners the listeners to notify, in order; copied
+   * @param partitionKey the partition key asked for ({@link
+   *     dev.apportion.allocation.Allocators#ZONE} or a label name), or null when none was named
+   * @param partitioningDisabled true when the user opted out of partitioning
+   * @param maxSkew the skew limit, a finite number &ge; 1, or NaN for none
+   * @throws NullPointerException if {@code strategy} or {@code listeners} is null
+   * @throws IllegalArgumentException if {@code fallback} is given while disabled, a partition key
+   *     while partitioning is disabled, a blank partition key, or a number is out of range
+   * @since 0.2.0
+   */
+  public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
+      double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
+      String partitionKey, boolean partitioningDisabled, double maxSkew) {
+    if (partitionKey != null && partitionKey.isBlank()) {
+      throw new IllegalArgumentException("partition key must not be blank");
+    }
+    if (partitioningDisabled && partitionKey != null) {
+      throw new IllegalArgumentException(
+          "partition key '" + partitionKey + "' given while partitioning is disabled");
+    }
+    if (!Double.isNaN(maxSkew) && !(maxSkew >= 1.0 && !Double.isInfinite(maxSkew))) {
+      throw new IllegalArgumentException("max skew must be a finite number >= 1: " + maxSkew);
+    }
+    this.partitionKey = partitionKey;
+    this.partitioningDisabled = partitioningDisabled;
+    this.maxSkew = maxSkew;
     this.strategy = Objects.requireNonNull(strategy, "strategy must not be null");
     if (fallbackDisabled && fallback != null) {
       throw new IllegalArgumentException("fallback '" + fallback + "' given while disabled");
@@ -132,6 +175,40 @@ public final class AllocatorSpec {
    */
   public double movedShareWarning() {
     return movedShareWarning;
+  }
+
+  /**
+   * The key the user asked to partition by: {@link dev.apportion.allocation.Allocators#ZONE} for
+   * the zone, or a label name.
+   *
+   * @return the key; empty when none was named (the strategy applies its default) or when
+   *     partitioning is {@linkplain #partitioningDisabled() disabled}
+   * @since 0.2.0
+   */
+  public Optional<String> partitionKey() {
+    return Optional.ofNullable(partitionKey);
+  }
+
+  /**
+   * Whether the user explicitly opted out of partitioning (for {@code per-node}, of its
+   * zone-aware fallback).
+   *
+   * @return true after {@code noPartitioning()} or {@code partitionBy("")}
+   * @since 0.2.0
+   */
+  public boolean partitioningDisabled() {
+    return partitioningDisabled;
+  }
+
+  /**
+   * The skew limit: a partition's collectors carry on average at most this many times the
+   * cluster-wide mean; targets past it spill over to other partitions.
+   *
+   * @return a finite number &ge; 1; empty for no limit (a partition never spills)
+   * @since 0.2.0
+   */
+  public OptionalDouble maxSkew() {
+    return Double.isNaN(maxSkew) ? OptionalDouble.empty() : OptionalDouble.of(maxSkew);
   }
 
   /**

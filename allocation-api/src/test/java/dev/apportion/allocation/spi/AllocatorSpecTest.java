@@ -116,4 +116,19 @@ class AllocatorSpecTest {
     assertThrows(UnsupportedOperationException.class, () -> s.listeners().remove(0));
     assertEquals(3, s.listeners().size());
   }
+
+  @Test
+  void partitionOptionsAreValidated() {
+    assertThrows(IllegalArgumentException.class,
+        () -> new AllocatorSpec("s", null, false, 1.1, 0.5, List.of(), "zone", true, Double.NaN));
+    assertThrows(IllegalArgumentException.class,
+        () -> new AllocatorSpec("s", null, false, 1.1, 0.5, List.of(), " ", false, Double.NaN));
+    assertThrows(IllegalArgumentException.class,
+        () -> new AllocatorSpec("s", null, false, 1.1, 0.5, List.of(), "zone", false, 0.5));
+    assertThrows(IllegalArgumentException.class, () -> new AllocatorSpec("s", null, false, 1.1,
+        0.5, List.of(), "zone", false, Double.POSITIVE_INFINITY));
+    AllocatorSpec s = new AllocatorSpec("s", null, false, 1.1, 0.5, List.of(), "zone", false, 2);
+    assertEquals(2.0, s.maxSkew().getAsDouble());
+    assertEquals("zone", s.partitionKey().orElseThrow());
+  }
 }

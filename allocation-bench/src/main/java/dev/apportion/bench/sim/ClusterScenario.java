@@ -110,6 +110,44 @@ public enum ClusterScenario {
       return new Plan(List.of(new ClusterEvent.Targets(targets),
           new ClusterEvent.Collectors(collectors)), cluster.zones());
     }
+  },
+  /**
+   * One zone loses half its collectors at once (a zonal outage, a bad rollout): the first zone
+   * (by name) that has collectors loses every other one of them, in node order. Targets stay.
+   */
+  ZONE_HALF_LOST("a zone loses half its collectors") {
+    @Override
+    Plan plan(Cluster cluster, Random random) {
+      String zone = null;
+      for (Collector c : cluster.collectors()) {
+        String z = cluster.zoneOf(c.node().orElse(null)).orElse(null);
+        if (z != null && (zone == null || z.compareTo(zone) < 0)) {
+          zone = z;
+        }
+      }
+      if (zone == null) {
+        return SCALE_IN.plan(cluster, random);
+      }
+      List<Collector> inZone = new ArrayList<>();
+      for (Collector c : cluster.collectors()) {
+        if (zone.equals(cluster.zoneOf(c.node().orElse(null)).orElse(null))) {
+          inZone.add(c);
+        }
+      }
+      inZone.sort(Comparator.comparing((Collector c) -> c.node().orElse(""))
+          .thenComparing(Collector::name));
+      Set<String> gone = new HashSet<>();
+      for (int i = 1; i < inZone.size(); i += 2) {
+        gone.add(inZone.get(i).name());
+      }
+      List<Collector> after = new ArrayList<>();
+      for (Collector c : cluster.collectors()) {
+        if (!gone.contains(c.name())) {
+          after.add(c);
+        }
+      }
+      return new Plan(List.of(new ClusterEvent.Collectors(after)), cluster.zones());
+    }
   };
 
   private final String title;

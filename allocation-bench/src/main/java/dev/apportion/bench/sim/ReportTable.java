@@ -8,11 +8,12 @@ import java.util.Set;
 
 /** Prints the simulator's results as one plain-text table per scenario. */
 final class ReportTable {
-  private static final String ROW = "%-19s %9s %9s %5s %16s %16s %7s %8s %10s %9s%n";
+  private static final String ROW =
+      "%-24s %9s %9s %5s %16s %16s %8s %9s %7s %8s %10s %9s%n";
 
   private ReportTable() {}
 
-  static void print(PrintStream out, Cluster cluster, List<Result> results) {
+  static void print(PrintStream out, Cluster cluster, List<Result> results, CrossZoneCost cost) {
     out.printf(Locale.ROOT, "cluster: %d nodes in %d zones, %s%n", distinctNodes(cluster),
         cluster.zones().values().stream().distinct().count(), cluster);
     ClusterScenario current = null;
@@ -22,16 +23,23 @@ final class ReportTable {
         out.println();
         out.printf(Locale.ROOT, "== %s ==%n", current.title());
         out.printf(Locale.ROOT, ROW, "strategy", "peak/mean", "min/mean", "idle", "cross-node",
-            "cross-zone", "moved", "minimum", "unassigned", "time");
+            "cross-zone", "xz GB/h", "xz $/mo", "moved", "minimum", "unassigned", "time");
       }
       out.printf(Locale.ROOT, ROW, r.strategy(), ratio(r.peakOverMean()),
           ratio(r.minOverMean()), r.idle(), share(r.crossNode(), r.nodeKnown()),
-          share(r.crossZone(), r.zoneKnown()), r.moved(), r.minimumMoved(), r.unassigned(),
-          millis(r.nanos()));
+          share(r.crossZone(), r.zoneKnown()),
+          String.format(Locale.ROOT, "%.2f", cost.gigabytesPerHour(r.crossZone())),
+          String.format(Locale.ROOT, "%.0f", cost.dollarsPerMonth(r.crossZone())), r.moved(),
+          r.minimumMoved(), r.unassigned(), millis(r.nanos()));
     }
     out.println();
     out.println("cross-node, cross-zone: scrapes whose target and collector are on different "
         + "nodes (zones), of those where both are known.");
+    out.printf(Locale.ROOT, "xz GB/h, xz $/mo: the cross-zone scrapes' transfer at %d bytes a "
+        + "scrape every %s s, and its price at %s USD/GB each way (730 h a month); see --help.%n",
+        cost.bytesPerScrape(), ratio(cost.scrapeIntervalSeconds()), cost.pricePerGb());
+    out.println("strategy:zones: zone-aware (skew limit 2); per-node falls back within the zone "
+        + "unless :no-zones.");
     out.println("moved: targets reassigned, summed over the scenario's steps; minimum: targets "
         + "whose collector is gone, which had to move.");
     out.println("time: the scenario's allocator calls in this JVM, JIT warm-up included "

@@ -50,12 +50,15 @@ public final class SimulateCommand implements Callable<Integer> {
   Path plotDir;
 
   @Option(names = "--strategy", paramLabel = "NAME",
-      description = "A strategy to simulate; repeat for several. Default: all.")
+      description = "A strategy to simulate; repeat for several. Besides the strategies, the "
+          + "variants consistent-hashing:zones, least-weighted:zones, rendezvous:zones "
+          + "(zone-aware, skew limit 2) and per-node:no-zones (fallback cluster-wide). "
+          + "Default: all.")
   List<String> strategies = new ArrayList<>();
 
   @Option(names = "--scenario", paramLabel = "NAME", converter = ScenarioConverter.class,
       description = "A scenario to run (initial, scale-out, scale-in, rolling-restart, "
-          + "node-lost); repeat for several. Default: all.")
+          + "node-lost, zone-half-lost); repeat for several. Default: all.")
   List<ClusterScenario> scenarios = new ArrayList<>();
 
   @Option(names = "--mode", defaultValue = "central",
@@ -89,6 +92,21 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Generated cluster (not with --targets): percent of targets with no node. "
           + "Default: ${DEFAULT-VALUE}.")
   double nodelessPercent;
+
+  @Option(names = "--bytes-per-scrape", defaultValue = "50000",
+      description = "Cost estimate: bytes one scrape transfers. Default: ${DEFAULT-VALUE}.")
+  long bytesPerScrape;
+
+  @Option(names = "--scrape-interval", defaultValue = "30",
+      description = "Cost estimate: seconds between two scrapes of a target. "
+          + "Default: ${DEFAULT-VALUE}.")
+  double scrapeIntervalSeconds;
+
+  @Option(names = "--price-per-gb", defaultValue = "0.01",
+      description = "Cost estimate: USD per GB of inter-zone transfer, charged each way (out of "
+          + "one zone and into the other). Default: ${DEFAULT-VALUE}, the common public-cloud "
+          + "inter-zone rate.")
+  double pricePerGb;
 
   @Spec
   CommandSpec spec;
@@ -150,7 +168,8 @@ public final class SimulateCommand implements Callable<Integer> {
     List<ClusterScenario> which =
         scenarios.isEmpty() ? List.of(ClusterScenario.values()) : scenarios;
     List<Result> results = new Simulator(mode, seed, err).run(cluster, names, which);
-    ReportTable.print(out, cluster, results);
+    ReportTable.print(out, cluster, results,
+        new CrossZoneCost(bytesPerScrape, scrapeIntervalSeconds, pricePerGb));
     if (plotDir != null) {
       List<Path> written;
       try {
@@ -199,6 +218,11 @@ public final class SimulateCommand implements Callable<Integer> {
     if (collectorsFile != null) {
       throw new InputException("--collectors needs --targets (the generated cluster brings "
           + "its own collectors)");
+    }
+    if (bytesPerScrape < 0 || !(scrapeIntervalSeconds > 0) || Double.isInfinite(
+        scrapeIntervalSeconds) || !(pricePerGb >= 0) || Double.isInfinite(pricePerGb)) {
+      throw new InputException("bad cost options: --bytes-per-scrape must be >= 0, "
+          + "--scrape-interval > 0 and --price-per-gb >= 0");
     }
     String bad = "bad cluster options: ";
     if (nodes < 1 || nodes > MAX_NODES) {
@@ -301,6 +325,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
   private List<String> strategies() throws InputException {
     SortedSet<String> known = Allocators.strategies();
+    known.addAll(dev.apportion.bench.Placement.variants());
     if (strategies.isEmpty()) {
       return new ArrayList<>(known);
     }
@@ -356,7 +381,8 @@ public final class SimulateCommand implements Callable<Integer> {
         }
       }
       throw new CommandLine.TypeConversionException("unknown scenario '" + value
-          + "'; known: initial, scale-out, scale-in, rolling-restart, node-lost");
+          + "'; known: initial, scale-out, scale-in, rolling-restart, node-lost, "
+          + "zone-half-lost");
     }
   }
 }

@@ -85,6 +85,8 @@ public final class Simulator {
 
   private Result run(String strategy, ClusterScenario scenario, Plan initial, Plan plan) {
     Placement placement = mode.create(strategy);
+    // The topology a Node watcher would supply (KubernetesNodeZones): the zones known at the end.
+    placement.setNodeZones(plan.zones());
     if (scenario != ClusterScenario.INITIAL) {
       for (ClusterEvent step : initial.steps()) {
         apply(placement, step);

@@ -11,7 +11,9 @@ import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.SortedMap;
@@ -46,6 +48,9 @@ final class Engine implements Allocator {
 
   private final String strategy;
   private final Placer placer;
+  /** Shared with the placer, which reads target zones through it. */
+  @GuardedBy("lock")
+  private final NodeZones zones;
   private final List<AllocationListener> listeners;
   private final double movedShareWarning;
 
@@ -84,7 +89,16 @@ final class Engine implements Allocator {
    */
   Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning) {
-    this(strategy, placer, listeners, movedShareWarning, -1L);
+    this(strategy, placer, listeners, movedShareWarning, -1L, new NodeZones());
+  }
+
+  /**
+   * An engine whose placer resolves zones through {@code zones}, which this engine keeps up to
+   * date (the collectors' zones, and the topology {@link #setNodeZones} supplies).
+   */
+  Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning, NodeZones zones) {
+    this(strategy, placer, listeners, movedShareWarning, -1L, zones);
   }
 
   /**
@@ -93,6 +107,12 @@ final class Engine implements Allocator {
    */
   Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning, long keyMask) {
+    this(strategy, placer, listeners, movedShareWarning, keyMask, new NodeZones());
+  }
+
+  private Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning, long keyMask, NodeZones zones) {
+    this.zones = zones;
     this.strategy = strategy;
     this.placer = placer;
     this.listeners = List.copyOf(listeners);
@@ -138,7 +158,7 @@ final class Engine implements Allocator {
       List<Target> from = slots.relabeledFrom();
       for (int i = 0; i < from.size(); i++) {
         int s = slots.relabeled().get(i);
-        if (!from.get(i).node().equals(slots.target(s).node())) {
+        if (placer.placementLabelsChanged(from.get(i), slots.target(s))) {
           renoded.add(s);
         }
       }
@@ -278,6 +298,7 @@ final class Engine implements Allocator {
       }
       Members previous = members;
       members = after;
+      zones.learn(after);
       placer.collectorsChanged(new CollectorSetChange(previous, after,
           Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
           Collections.unmodifiableList(renodedMembers), orphans), slots);
@@ -309,6 +330,30 @@ final class Engine implements Allocator {
   }
 
   @Override
+  public void setNodeZones(Map<String, String> zoneByNode) {
+    Objects.requireNonNull(zoneByNode, "zoneByNode must not be null");
+    Map<String, String> copy = new HashMap<>();
+    for (Map.Entry<String, String> e : zoneByNode.entrySet()) {
+      String node = Objects.requireNonNull(e.getKey(), "zoneByNode must not contain a null node");
+      copy.put(node, Objects.requireNonNull(e.getValue(),
+          "zoneByNode must not map node '" + node + "' to null"));
+    }
+    checkNotInListener();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      Snapshot before = snapshot;
+      slots.beginOperation();
+      if (zones.supply(copy) && !members.isEmpty()) {
+        placer.topologyChanged(members, slots);
+      }
+      publish(Cause.SET_COLLECTORS, before, start, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
   public List<Target> targetsFor(String collector, String job) {
     return snapshot.targetsFor(collector, job);
   }
@@ -327,7 +372,8 @@ final class Engine implements Allocator {
   private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
     Publisher.Result r;
     try {
-      r = publisher.publish(slots, members, before, collectorsChanged, !listeners.isEmpty());
+      r = publisher.publish(slots, members, before, collectorsChanged, !listeners.isEmpty(),
+          placer.outsidePartition());
     } finally {
       slots.endOperation();
     }

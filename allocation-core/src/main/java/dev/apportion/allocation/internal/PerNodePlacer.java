@@ -146,6 +146,7 @@ final class PerNodePlacer implements Placer {
     }
     IntList joinedPool = new IntList();
     IntList leftPool = new IntList();
+    IntList stayedInPool = new IntList();
     for (int i = 0; i < renoded.size(); i++) {
       int s = renoded.get(i);
       Member w = winner(s);
@@ -158,9 +159,15 @@ final class PerNodePlacer implements Placer {
         join(s);
         assignment.place(s, null);
         joinedPool.add(s);
+      } else {
+        stayedInPool.add(s);
       }
     }
     if (joinedPool.isEmpty() && leftPool.isEmpty()) {
+      if (fallback != null && !stayedInPool.isEmpty()) {
+        // Still in the pool, but the fallback may place by the labels that changed (the zone).
+        fallback.nodesChanged(stayedInPool, members, poolView);
+      }
       return;
     }
     poolView.invalidate();
@@ -169,6 +176,25 @@ final class PerNodePlacer implements Placer {
     } else {
       warnUnplaced(joinedPool.size());
     }
+  }
+
+  @Override
+  public boolean placementLabelsChanged(Target from, Target to) {
+    return !from.node().equals(to.node())
+        || (fallback != null && fallback.placementLabelsChanged(from, to));
+  }
+
+  @Override
+  public void topologyChanged(Members members, Assignment assignment) {
+    if (fallback != null) {
+      poolView.parent = assignment;
+      fallback.topologyChanged(members, poolView);
+    }
+  }
+
+  @Override
+  public int outsidePartition() {
+    return fallback == null ? 0 : fallback.outsidePartition();
   }
 
   private void index(int slot, Target t) {

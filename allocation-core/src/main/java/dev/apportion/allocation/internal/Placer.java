@@ -1,5 +1,7 @@
 package dev.apportion.allocation.internal;
 
+import dev.apportion.allocation.Target;
+
 /**
  * A strategy's placement logic, driven by the {@link Engine}. The engine finds the difference of
  * each call and hands the placer only what changed, as slots (see {@link Assignment}); the placer
@@ -7,6 +9,37 @@ package dev.apportion.allocation.internal;
  * call at a time.
  */
 interface Placer {
+
+  /**
+   * Whether a relabel of a known target may change where this strategy places it, so that the
+   * engine hands it to {@link #nodesChanged}. By default: its node changed.
+   *
+   * @param from the target with its previous labels
+   * @param to the same target with its new labels
+   * @return true to have it looked at again
+   */
+  default boolean placementLabelsChanged(Target from, Target to) {
+    return !from.node().equals(to.node());
+  }
+
+  /**
+   * The caller's node-to-zone topology changed ({@link NodeZones} already has it). A strategy
+   * that places by zone re-places the targets whose zone changed; by default it does nothing.
+   *
+   * @param members the current members, not empty
+   * @param assignment the view to place in
+   */
+  default void topologyChanged(Members members, Assignment assignment) {}
+
+  /**
+   * How many targets the last operation left outside their partition (see
+   * {@link PartitionedPlacer}); 0 for a strategy that does not partition.
+   *
+   * @return the count
+   */
+  default int outsidePartition() {
+    return 0;
+  }
 
   /**
    * Targets were added or removed. Added targets are in the assignment, unassigned; removed ones

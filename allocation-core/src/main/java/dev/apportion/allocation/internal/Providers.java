@@ -4,6 +4,7 @@ import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.spi.AllocationStrategyProvider;
 import dev.apportion.allocation.spi.AllocatorSpec;
+import java.util.function.Supplier;
 
 /** The built-in strategies' providers, registered with {@link java.util.ServiceLoader}. */
 public final class Providers {
@@ -18,17 +19,40 @@ public final class Providers {
 
   private Providers() {}
 
-  static Allocator engine(AllocatorSpec spec, Placer placer) {
-    return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning());
+  static Allocator engine(AllocatorSpec spec, Placer placer, NodeZones zones) {
+    return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning(), zones);
   }
 
-  /** A placer for a strategy that can serve as per-node's fallback. */
-  static Placer fallbackPlacer(String name, AllocatorSpec spec) {
+  /**
+   * The strategy's placer, partitioned when the spec asks for it (off by default: the placer
+   * alone, today's behaviour).
+   */
+  static Allocator allocator(AllocatorSpec spec, Supplier<Placer> placer) {
+    NodeZones zones = new NodeZones();
+    if (spec.partitionKey().isEmpty()) {
+      if (spec.maxSkew().isPresent()) {
+        throw new IllegalArgumentException("maxSkew applies to a partitioned strategy: add "
+            + "zoneAware() or partitionBy(...) for " + spec.strategy());
+      }
+      return engine(spec, placer.get(), zones);
+    }
+    return engine(spec, partitioned(spec, spec.partitionKey().get(), placer, zones), zones);
+  }
+
+  private static Placer partitioned(AllocatorSpec spec, String key, Supplier<Placer> placer,
+      NodeZones zones) {
+    return new PartitionedPlacer(PartitionKey.of(key, zones), placer,
+        spec.maxSkew().orElse(Double.NaN), spec.strategy());
+  }
+
+  /** New placers of a strategy that can serve as per-node's fallback. */
+  static Supplier<Placer> fallbackPlacer(String name, AllocatorSpec spec) {
+    double loadFactor = spec.loadFactor();
     return switch (name) {
       case Allocators.CONSISTENT_HASHING ->
-          new ConsistentHashingPlacer(spec.loadFactor(), FALLBACK_VIRTUAL_NODES);
-      case Allocators.RENDEZVOUS -> new RendezvousPlacer();
-      case Allocators.LEAST_WEIGHTED -> new LeastWeightedPlacer();
+          () -> new ConsistentHashingPlacer(loadFactor, FALLBACK_VIRTUAL_NODES);
+      case Allocators.RENDEZVOUS -> RendezvousPlacer::new;
+      case Allocators.LEAST_WEIGHTED -> LeastWeightedPlacer::new;
       default -> throw new IllegalArgumentException("per-node can fall back only to "
           + Allocators.CONSISTENT_HASHING + ", " + Allocators.RENDEZVOUS + " or "
           + Allocators.LEAST_WEIGHTED + ", not '" + name + "'");
@@ -46,8 +70,14 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsPartitioning() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
-      return engine(spec, new ConsistentHashingPlacer(spec.loadFactor()));
+      double loadFactor = spec.loadFactor();
+      return allocator(spec, () -> new ConsistentHashingPlacer(loadFactor));
     }
   }
 
@@ -62,8 +92,13 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsPartitioning() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
-      return engine(spec, new RendezvousPlacer());
+      return allocator(spec, RendezvousPlacer::new);
     }
   }
 
@@ -78,12 +113,20 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsPartitioning() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
-      return engine(spec, new LeastWeightedPlacer());
+      return allocator(spec, LeastWeightedPlacer::new);
     }
   }
 
-  /** {@code per-node}, falling back to {@code consistent-hashing} unless told otherwise. */
+  /**
+   * {@code per-node}, falling back to {@code consistent-hashing} unless told otherwise; the
+   * fallback stays in the target's zone unless {@code noPartitioning()}.
+   */
   public static final class PerNode implements AllocationStrategyProvider {
     /** For {@link java.util.ServiceLoader}. */
     public PerNode() {}
@@ -99,10 +142,33 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsPartitioning() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
-      Placer fallback = spec.fallbackDisabled() ? null
-          : fallbackPlacer(spec.fallback().orElse(Allocators.DEFAULT_STRATEGY), spec);
-      return engine(spec, new PerNodePlacer(fallback));
+      NodeZones zones = new NodeZones();
+      if (spec.fallbackDisabled()) {
+        if (spec.partitionKey().isPresent() || spec.maxSkew().isPresent()) {
+          throw new IllegalArgumentException("per-node partitions only its fallback, and it "
+              + "has none (noFallback()): drop partitionBy/zoneAware/maxSkew, or name a fallback");
+        }
+        return engine(spec, new PerNodePlacer(null), zones);
+      }
+      Supplier<Placer> fallback =
+          fallbackPlacer(spec.fallback().orElse(Allocators.DEFAULT_STRATEGY), spec);
+      if (spec.partitioningDisabled()) {
+        if (spec.maxSkew().isPresent()) {
+          throw new IllegalArgumentException("maxSkew applies to per-node's zone-aware "
+              + "fallback, which noPartitioning() turned off");
+        }
+        return engine(spec, new PerNodePlacer(fallback.get()), zones);
+      }
+      // Zone-aware by default: with no zone anywhere every pool target is in the cluster-wide
+      // group over every collector, exactly the fallback of before.
+      String key = spec.partitionKey().orElse(Allocators.ZONE);
+      return engine(spec, new PerNodePlacer(partitioned(spec, key, fallback, zones)), zones);
     }
   }
 }

@@ -66,13 +66,16 @@ final class Publisher {
    * @param before the snapshot before
    * @param collectorsChanged whether the member set (or a member's node) changed
    * @param wantMoves whether to build the moves and the relabeled list (someone listens)
+   * @param outsidePartition the placer's count of targets outside their partition
    * @return the new snapshot (the old one when nothing changed) and what moved
    */
   Result publish(Slots slots, Members members, Snapshot before, boolean collectorsChanged,
-      boolean wantMoves) {
+      boolean wantMoves, int outsidePartition) {
     IntList touched = slots.touched();
     if (touched.isEmpty() && !collectorsChanged) {
-      return new Result(before, List.of(), List.of(), 0);
+      Snapshot same = before.outsidePartition() == outsidePartition ? before
+          : before.withOutsidePartition(outsidePartition);
+      return new Result(same, List.of(), List.of(), 0);
     }
     orderTouched(slots);
     int k = visit.size();
@@ -166,7 +169,8 @@ final class Publisher {
     }
     clearDeltas();
     visit.reset();
-    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned),
+    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned,
+        outsidePartition),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
         wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,
         reassigned);

@@ -19,7 +19,8 @@ import java.util.Set;
  */
 final class Snapshot implements Allocation {
   static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
-      new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build());
+      new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build(),
+      0);
 
   final ImmutableSortedSet<Collector> collectors;
   /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
@@ -29,15 +30,28 @@ final class Snapshot implements Allocation {
   final TargetTable table;
   final ImmutableSortedSet<Target> unassigned;
   private final Set<Target> targetsView;
+  private final int outsidePartition;
 
   Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Integer> indexByName,
-      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned) {
+      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned,
+      int outsidePartition) {
+    this.outsidePartition = outsidePartition;
     this.collectors = collectors;
     this.indexByName = indexByName;
     this.entries = entries;
     this.table = table;
     this.unassigned = unassigned;
     this.targetsView = new TargetsView(table);
+  }
+
+  /** This snapshot with another {@link #outsidePartition()} count; shares everything else. */
+  Snapshot withOutsidePartition(int count) {
+    return new Snapshot(collectors, indexByName, entries, table, unassigned, count);
+  }
+
+  @Override
+  public int outsidePartition() {
+    return outsidePartition;
   }
 
   @Override

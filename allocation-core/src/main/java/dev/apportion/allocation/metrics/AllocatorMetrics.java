@@ -53,6 +53,9 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code .targets}</td><td>gauge</td><td></td><td>known targets</td></tr>
  *   <tr><td>{@code .targets.unassigned}</td><td>gauge</td><td></td>
  *       <td>known targets placed nowhere: recounted after every change, 0 when none</td></tr>
+ *   <tr><td>{@code .targets.outside.partition}</td><td>gauge</td><td></td>
+ *       <td>targets placed outside their partition ({@link Allocation#outsidePartition()}): with
+ *       zones, the cross-zone scrapes; 0 for a strategy that does not partition</td></tr>
  *   <tr><td>{@code .time.to.allocate}</td><td>timer</td>
  *       <td>{@code method} = {@code setTargets} | {@code setCollectors}</td>
  *       <td>one sample per write call, no-op calls included</td></tr>
@@ -111,6 +114,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private final Value collectors = new Value();
   private final Value targets = new Value();
   private final Value unassigned = new Value();
+  private final Value outsidePartition = new Value();
   private final Map<String, CollectorGauge> perCollector = new HashMap<>();
   private final List<Meter> own = new ArrayList<>();
   private long generation;
@@ -214,6 +218,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
     collectors.value = live.size();
     targets.value = after.targets().size();
     unassigned.value = after.unassigned().size();
+    outsidePartition.value = after.outsidePartition();
     long g = ++generation;
     for (Collector c : live) {
       CollectorGauge cg = perCollector.get(c.name());
@@ -265,7 +270,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private String clash(String strategyName) {
     Tags t = extraTags.and(STRATEGY, strategyName);
     for (String name : new String[] {".targets", ".targets.unassigned", ".collectors.allocatable",
-        ".targets.moved", ".time.to.allocate", ".targets.per.collector"}) {
+        ".targets.outside.partition", ".targets.moved", ".time.to.allocate", ".targets.per.collector"}) {
       Meter clash = registry.find(prefix + name).tags(t).meter();
       if (clash != null) {
         return clash.getId().toString();
@@ -286,6 +291,11 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
         .register(registry));
     own.add(Gauge.builder(prefix + ".targets.unassigned", unassigned, v -> v.value)
         .description("Known targets assigned to no collector (recounted after every change)")
+        .tags(t)
+        .register(registry));
+    own.add(Gauge.builder(prefix + ".targets.outside.partition", outsidePartition, v -> v.value)
+        .description("Targets placed outside their partition (zone): their zone has no "
+            + "collector, or they spilled over the skew limit; the cross-zone scrapes")
         .tags(t)
         .register(registry));
     setTargetsTimer = timer(t, "setTargets");

@@ -261,7 +261,7 @@ class AllocatorMetricsTest {
     a.setTargets(targets(10));
     a.setCollectors(collectors(0, 2));
     List<Meter> meters = registry.getMeters();
-    assertEquals(8, meters.size(), "3 gauges, a counter, 2 timers, 2 collectors' gauges");
+    assertEquals(9, meters.size(), "4 gauges, a counter, 2 timers, 2 collectors' gauges");
     for (Meter m : meters) {
       assertTrue(m.getId().getName().startsWith("apportion.pool."), m.getId().toString());
       assertEquals("agents", m.getId().getTag("pool"), m.getId().toString());
@@ -330,7 +330,7 @@ class AllocatorMetricsTest {
     Allocator a = Allocators.builder("rendezvous").listener(old).build();
     a.setTargets(targets(30));
     a.setCollectors(collectors(0, 3));
-    assertEquals(9, registry.getMeters().size(), "6 fixed meters and 3 collectors' gauges");
+    assertEquals(10, registry.getMeters().size(), "7 fixed meters and 3 collectors' gauges");
     old.close();
     assertEquals(List.of(), registry.getMeters());
     a.setCollectors(collectors(0, 4));
@@ -358,10 +358,27 @@ class AllocatorMetricsTest {
     for (Meter m : registry.getMeters()) {
       names.add(m.getId().getName());
     }
-    assertEquals(6, names.size(), names.toString());
+    assertEquals(7, names.size(), names.toString());
     for (String name : names) {
       assertTrue(doc.contains("`" + name + "`"), "docs/observability.md lists " + name);
     }
     assertNotNull(registry.find("allocator.time.to.allocate").tag("method", "setTargets").timer());
+  }
+
+  @Test
+  void theOutsidePartitionGaugeCountsTargetsWhoseZoneHasNoCollector() {
+    Allocator a = Allocators.builder("per-node").listener(AllocatorMetrics.of(registry)).build();
+    a.setNodeZones(java.util.Map.of("n1", "z1", "n2", "z1", "n3", "z2"));
+    List<dev.apportion.allocation.Target> ts = new java.util.ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      ts.add(dev.apportion.allocation.Target.of("j", "t" + i + ":1",
+          java.util.Map.of("__meta_kubernetes_pod_node_name", "n" + (1 + i % 3))));
+    }
+    a.setTargets(ts);
+    a.setCollectors(List.of(dev.apportion.allocation.Collector.of("c1", "n1", "z1")));
+    assertEquals(10, gauge("allocator.targets.outside.partition"), "n3's targets: z2 has none");
+    a.setCollectors(List.of(dev.apportion.allocation.Collector.of("c1", "n1", "z1"),
+        dev.apportion.allocation.Collector.of("c3", "n3", "z2")));
+    assertEquals(0, gauge("allocator.targets.outside.partition"));
   }
 }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,7 +23,7 @@ import java.util.stream.Collectors;
 /**
  * The rules that decide which pods are collectors. Pure functions of the pods, the current time and
  * the grace period, apart from a small memory of when a pod without a usable Ready transition time
- * was first seen not ready. Not thread-safe: {@link CoalescingDelivery} calls it from the source's
+ * was first seen not ready, and of which pods have been Ready (the Ready-first rule). Not thread-safe: {@link CoalescingDelivery} calls it from the source's
  * single delivery thread only.
  */
 final class CollectorRules {
@@ -54,14 +55,32 @@ final class CollectorRules {
   private static final Comparator<Collector> BY_NAME = Comparator.comparing(Collector::name);
 
   private final Duration notReadyGracePeriod;
+  private final boolean readyFirst;
   /** Pods seen not ready whose Ready condition carries no usable transition time: first seen at. */
   private final Map<String, Instant> notReadySince = new HashMap<>();
+  /**
+   * Pods (by uid, else by name) seen Ready at least once: the Ready-first rule's memory. Only
+   * membership is asked, never an order.
+   */
+  private final Set<String> everReady = new HashSet<>();
 
   /**
+   * Rules without the Ready-first rule (every scheduled pod is a collector until its grace period
+   * runs out), for the tests of the grace period alone.
+   *
    * @param notReadyGracePeriod zero disables the readiness rules
    */
   CollectorRules(Duration notReadyGracePeriod) {
+    this(notReadyGracePeriod, false);
+  }
+
+  /**
+   * @param notReadyGracePeriod zero disables the readiness rules, Ready-first included
+   * @param readyFirst whether a pod must have been Ready once before it is a collector
+   */
+  CollectorRules(Duration notReadyGracePeriod, boolean readyFirst) {
     this.notReadyGracePeriod = notReadyGracePeriod;
+    this.readyFirst = readyFirst;
   }
 
   /**
@@ -94,6 +113,17 @@ final class CollectorRules {
       if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
         continue;
       }
+      if (!notReadyGracePeriod.isZero() && readyFirst) {
+        // Rule: a pod becomes a collector only once it has been Ready. A surge pod that is
+        // scheduled but not running yet must not take its node's targets (its smaller name would
+        // win the node) before it can scrape them; the old pod, or the fallback, keeps them.
+        String id = identity(meta);
+        if (hasBeenReady(pod, phase)) {
+          everReady.add(id);
+        } else if (!everReady.contains(id)) {
+          continue;
+        }
+      }
       if (!notReadyGracePeriod.isZero()) {
         Instant deadline = graceDeadline(pod, name, phase, now);
         if (deadline != null) {
@@ -115,6 +145,15 @@ final class CollectorRules {
               .map(ObjectMeta::getName)
               .collect(Collectors.toSet());
       notReadySince.keySet().retainAll(present);
+    }
+    if (!everReady.isEmpty()) {
+      Set<String> present =
+          pods.stream()
+              .map(Pod::getMetadata)
+              .filter(m -> m != null && m.getName() != null)
+              .map(CollectorRules::identity)
+              .collect(Collectors.toSet());
+      everReady.retainAll(present);
     }
     collectors.sort(BY_NAME);
     return new Result(List.copyOf(collectors), nextDeadline);
@@ -151,6 +190,29 @@ final class CollectorRules {
       }
     }
     return since == null ? null : since.plus(notReadyGracePeriod);
+  }
+
+  /** The uid, which a pod re-created under the same name does not share; else the name. */
+  private static String identity(ObjectMeta meta) {
+    String uid = meta.getUid();
+    return uid == null || uid.isEmpty() ? "name:" + meta.getName() : uid;
+  }
+
+  /**
+   * Whether the pod is Ready now: its Ready condition is {@code True}; or, for a pod that reports
+   * no Ready condition (judged by its phase alone, as by the grace rule), its phase is not
+   * {@code Pending}.
+   */
+  private static boolean hasBeenReady(Pod pod, String phase) {
+    PodStatus status = pod.getStatus();
+    if (status != null && status.getConditions() != null) {
+      for (PodCondition condition : status.getConditions()) {
+        if ("Ready".equals(condition.getType())) {
+          return "True".equals(condition.getStatus());
+        }
+      }
+    }
+    return !"Pending".equals(phase);
   }
 
   private static String nodeName(Pod pod) {

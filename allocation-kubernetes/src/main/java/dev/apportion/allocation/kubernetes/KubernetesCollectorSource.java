@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  *       it arrives that way in the initial list, an add or an update: it gives up its node at once
  *       instead of holding its targets for its termination grace period;
  *   <li>a pod in phase {@code Succeeded} or {@code Failed} is not a collector;
+ *   <li>unless turned off ({@link Builder#readyFirst(boolean)}, or a zero grace period), a pod
+ *       becomes a collector only once it has been Ready (its {@code Ready} condition seen
+ *       {@code True}; a pod without a Ready condition, once its phase is past {@code Pending});
+ *       after that the grace period below applies;
  *   <li>unless the not-ready grace period is zero, a pod whose {@code Ready} condition has not been
  *       {@code True} for longer than the grace period (counted from the condition's last
  *       transition), or that has not been {@code Running} for longer than the grace period since
@@ -131,7 +135,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
         new CoalescingDelivery(
             namespace,
             b.consumers,
-            new CollectorRules(b.notReadyGracePeriod),
+            new CollectorRules(b.notReadyGracePeriod, b.readyFirst),
             b.clock,
             b.coalescingInterval);
   }
@@ -302,6 +306,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
     private Duration notReadyGracePeriod = Duration.ofSeconds(DEFAULT_NOT_READY_GRACE_PERIOD_SECONDS);
     private Duration watchCheckInterval = Duration.ofSeconds(1);
     private Clock clock = Clock.systemUTC();
+    private boolean readyFirst = true;
     private final List<Consumer<? super List<Collector>>> consumers = new ArrayList<>();
 
     private Builder() {}
@@ -397,6 +402,25 @@ public final class KubernetesCollectorSource implements AutoCloseable {
         throw new IllegalArgumentException("the grace period must not be negative");
       }
       this.notReadyGracePeriod = gracePeriod;
+      return this;
+    }
+
+    /**
+     * Whether a pod becomes a collector only once it has been Ready (on by default). With it, a
+     * surge pod that is scheduled but not yet Ready does not take its node's targets: the old pod
+     * keeps them until the new one is Ready, and then they move once; a node whose only pod is not
+     * yet Ready is served by the allocator's fallback meanwhile. Once Ready, a pod stays a
+     * collector through the not-Ready grace period. A zero grace period turns this rule off with
+     * the other readiness rules. A pod that reports no Ready condition counts as Ready unless its
+     * phase is {@code Pending}.
+     *
+     * @param readyFirst false to make every scheduled pod a collector at once (the behaviour
+     *     before this rule)
+     * @return this builder
+     * @since 0.2.0
+     */
+    public Builder readyFirst(boolean readyFirst) {
+      this.readyFirst = readyFirst;
       return this;
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import dev.apportion.allocation.Collector;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.time.Instant;
@@ -132,5 +133,69 @@ class CollectorRulesTest {
     CollectorRules.Result r = new CollectorRules(Duration.ZERO).evaluate(List.of(p), NOW);
     assertEquals(List.of("p@n1"), names(r));
     assertNull(r.nextDeadline());
+  }
+
+  // ---- Ready first ----------------------------------------------------------------------------
+
+  private static Pod withUid(Pod p, String uid) {
+    p.getMetadata().setUid(uid);
+    return p;
+  }
+
+  private static Pod ready(String name, String uid) {
+    return withUid(pod(name, "n1")
+        .withNewStatus()
+        .withPhase("Running")
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .withLastTransitionTime(NOW.minusSeconds(5).toString())
+        .endCondition()
+        .endStatus()
+        .build(), uid);
+  }
+
+  @Test
+  void aPodNeverReadyIsNotACollectorEvenWithinGrace() {
+    CollectorRules rules = new CollectorRules(Duration.ofSeconds(30), true);
+    Pod fresh = withUid(notReady("fresh", NOW.minusSeconds(2).toString()), "u1");
+    assertEquals(List.of(), rules.evaluate(List.of(fresh), NOW).collectors());
+  }
+
+  @Test
+  void onceReadyAPodStaysThroughTheGracePeriodAndLeavesAfterIt() {
+    CollectorRules rules = new CollectorRules(Duration.ofSeconds(30), true);
+    assertEquals(List.of(Collector.of("p", "n1")),
+        rules.evaluate(List.of(ready("p", "u1")), NOW).collectors());
+    Pod blip = withUid(notReady("p", NOW.minusSeconds(10).toString()), "u1");
+    assertEquals(List.of(Collector.of("p", "n1")), rules.evaluate(List.of(blip), NOW).collectors());
+    assertEquals(List.of(), rules.evaluate(List.of(blip), NOW.plusSeconds(25)).collectors());
+  }
+
+  @Test
+  void aPodRecreatedUnderTheSameNameMustBeReadyAgain() {
+    CollectorRules rules = new CollectorRules(Duration.ofSeconds(30), true);
+    rules.evaluate(List.of(ready("p", "u1")), NOW);
+    Pod again = withUid(notReady("p", NOW.minusSeconds(1).toString()), "u2");
+    assertEquals(List.of(), rules.evaluate(List.of(again), NOW).collectors());
+  }
+
+  @Test
+  void aPendingPodWithoutConditionsIsNotYetReadyButARunningOneIs() {
+    CollectorRules rules = new CollectorRules(Duration.ofSeconds(30), true);
+    Pod pending = withUid(pod("a", "n1").withNewStatus().withPhase("Pending").endStatus().build(),
+        "ua");
+    Pod running = withUid(pod("b", "n1").withNewStatus().withPhase("Running").endStatus().build(),
+        "ub");
+    assertEquals(List.of(Collector.of("b", "n1")),
+        rules.evaluate(List.of(pending, running), NOW).collectors());
+  }
+
+  @Test
+  void aZeroGracePeriodTurnsReadyFirstOffToo() {
+    CollectorRules rules = new CollectorRules(Duration.ZERO, true);
+    Pod fresh = withUid(notReady("fresh", NOW.minusSeconds(2).toString()), "u1");
+    assertEquals(List.of(Collector.of("fresh", "n1")),
+        rules.evaluate(List.of(fresh), NOW).collectors());
   }
 }

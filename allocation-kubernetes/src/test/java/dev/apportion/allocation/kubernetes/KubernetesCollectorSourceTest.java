@@ -260,9 +260,12 @@ class KubernetesCollectorSourceTest {
     pods.create("collector-a", "node-1");
     pods.setReady("collector-a", true, T0.minusSeconds(600));
     pods.create("collector-b", "node-2");
-    pods.setReady("collector-b", false, T0.minusSeconds(10));
+    pods.setReady("collector-b", true, T0.minusSeconds(600));
     start(b -> b.clock(clock).notReadyGracePeriod(Duration.ofSeconds(30)));
     deliveries.awaitSet("collector-a@node-1", "collector-b@node-2");
+    // Once Ready, a collector stays one through the grace period.
+    pods.setReady("collector-b", false, T0.minusSeconds(10));
+    deliveries.assertNothingFor(Duration.ofMillis(500));
 
     clock.advance(Duration.ofSeconds(15)); // 25 s not ready: still within grace
     deliveries.assertNothingFor(Duration.ofMillis(1500));
@@ -301,6 +304,29 @@ class KubernetesCollectorSourceTest {
                     .build());
     start(b -> b.clock(clock));
     deliveries.awaitSet("collector-a@node-1");
+  }
+
+  @Test
+  void aPodBecomesACollectorOnlyOnceItHasBeenReady() throws Exception {
+    MutableClock clock = new MutableClock(T0);
+    pods.create("collector-a", "node-1");
+    pods.setReady("collector-a", true, T0.minusSeconds(600));
+    pods.create("collector-b", "node-2");
+    pods.setReady("collector-b", false, T0.minusSeconds(1)); // started, not Ready yet
+    start(b -> b.clock(clock));
+    deliveries.awaitSet("collector-a@node-1");
+    deliveries.assertNothingFor(Duration.ofMillis(500));
+    pods.setReady("collector-b", true, T0);
+    deliveries.awaitSet("collector-a@node-1", "collector-b@node-2");
+  }
+
+  @Test
+  void readyFirstCanBeTurnedOff() throws Exception {
+    MutableClock clock = new MutableClock(T0);
+    pods.create("collector-b", "node-2");
+    pods.setReady("collector-b", false, T0.minusSeconds(1));
+    start(b -> b.clock(clock).readyFirst(false));
+    deliveries.awaitSet("collector-b@node-2");
   }
 
   @Test

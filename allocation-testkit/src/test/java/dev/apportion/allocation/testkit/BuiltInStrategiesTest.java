@@ -76,7 +76,19 @@ class BuiltInStrategiesTest {
         Arguments.of("per-node, least-weighted fallback", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("per-node", b -> b.fallback("least-weighted"))
                 .invariants(with(Invariants.common(), Invariants.allAssigned(),
-                    Invariants.nodeLocality()))));
+                    Invariants.nodeLocality()))),
+        // The partitioning layer around the strategies. The generated clusters carry no zones,
+        // so every target is in the cluster-wide group: these hold the layer's plumbing (blips,
+        // relabels, collisions, snapshots) to the same invariants; ZonesTest covers partitions.
+        Arguments.of("per-node, no zone partitioning", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("per-node", b -> b.noPartitioning())),
+        Arguments.of("consistent-hashing, zone-aware", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("consistent-hashing", b -> b.zoneAware().maxSkew(1.5))
+                .invariants(with(Invariants.common(), Invariants.allAssigned(),
+                    Invariants.determinism(), Invariants.boundedLoad(1.1)))),
+        Arguments.of("rendezvous, zone-aware", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("rendezvous", b -> b.zoneAware()).invariants(
+                with(Invariants.forStrategy("rendezvous"), RENDEZVOUS_PLACEMENT))));
   }
 
   @ParameterizedTest(name = "{0}")

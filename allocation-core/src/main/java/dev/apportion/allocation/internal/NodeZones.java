@@ -1,0 +1,87 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Where the engine resolves a target's zone when its labels name none: the node-to-zone topology
+ * the caller supplied ({@code Allocator.setNodeZones}), then the zone of the collectors on the
+ * node now (the smallest name that carries one), then the zone a collector seen earlier on that
+ * node carried (nodes do not change zone; this keeps a node whose collector just left in its zone).
+ * docs/api.md, "Zone resolution order", states the same order.
+ *
+ * <p>Writer-thread only (the engine's lock). Lookups are hash-map gets keyed by strings whose hash
+ * the JVM caches; nothing here decides an order, so the maps' iteration order never matters.
+ */
+final class NodeZones {
+  private Map<String, String> supplied = Map.of();
+  private Map<String, String> current = Map.of();
+  private final Map<String, String> remembered = new HashMap<>();
+
+  /**
+   * Replaces the supplied topology.
+   *
+   * @param zoneByNode node to zone, already copied and validated; blank zones are dropped
+   * @return whether it differs from the one before
+   */
+  boolean supply(Map<String, String> zoneByNode) {
+    Map<String, String> next = new HashMap<>();
+    for (Map.Entry<String, String> e : zoneByNode.entrySet()) {
+      if (!e.getValue().isBlank() && !e.getKey().isBlank()) {
+        next.put(e.getKey(), e.getValue());
+      }
+    }
+    if (next.equals(supplied)) {
+      return false;
+    }
+    supplied = next;
+    return true;
+  }
+
+  /**
+   * Learns the zones of the current members' nodes.
+   *
+   * @param members the current members, name order
+   */
+  void learn(Members members) {
+    Map<String, String> next = new HashMap<>();
+    for (Member m : members) {
+      String node = m.node();
+      String zone = m.collector().zone().orElse(null);
+      if (node != null && zone != null) {
+        next.putIfAbsent(node, zone);
+      }
+    }
+    remembered.putAll(next);
+    current = next;
+  }
+
+  /**
+   * The zone of a node, or null.
+   *
+   * @param node a node, or null
+   * @return its zone
+   */
+  String zoneOfNode(String node) {
+    if (node == null) {
+      return null;
+    }
+    String z = supplied.get(node);
+    if (z == null) {
+      z = current.get(node);
+    }
+    return z != null ? z : remembered.get(node);
+  }
+
+  /**
+   * A target's zone: its labels', else its node's.
+   *
+   * @param t the target
+   * @return the zone, or null
+   */
+  String zoneOf(Target t) {
+    String z = t.zone().orElse(null);
+    return z != null ? z : zoneOfNode(t.node().orElse(null));
+  }
+}

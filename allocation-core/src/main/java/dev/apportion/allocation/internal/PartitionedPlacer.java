@@ -1,0 +1,435 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Partitioned placement: a layer around any other {@link Placer} that keeps each target inside its
+ * partition (by default its zone), as asked in open-telemetry/opentelemetry-operator#3759 and
+ * #5156. It is {@code per-node}'s zone-aware fallback, and the opt-in zone-aware (or label-aware)
+ * {@code consistent-hashing}, {@code rendezvous} and {@code least-weighted}.
+ *
+ * <p><b>Design.</b> The collectors are grouped by their {@link PartitionKey} value; each group with
+ * at least one collector is a <em>partition</em>, with its own instance of the wrapped strategy's
+ * placer, which sees only the partition's collectors and targets (through a view of the
+ * assignment). So whatever the wrapped strategy guarantees (bounded load, minimal movement,
+ * determinism) holds within each partition. The rest go to the <em>cluster-wide group</em>, one
+ * more instance over every collector: targets with no key value (unknown zone), targets whose
+ * partition has no collector (counted as {@link #outsidePartition()} and logged once per episode),
+ * and targets spilled over the skew limit. The skew limit caps a partition at
+ * {@code floor(maxSkew * n * members / collectors)} targets for {@code n} targets in this view; the
+ * targets past it, the last in identity-hash order, spill to the cluster-wide group, which then
+ * leaves out the collectors of every partition that spilled (unless that leaves none).
+ *
+ * <p>The wrapped placers are not changed: each receives the ordinary {@code targetsChanged} and
+ * {@code collectorsChanged} calls, over its partition's members (a {@link Members} object kept
+ * while the partition's members stay the same) and its partition's targets. A target that changes
+ * partition is unassigned and handed to its new partition as new; a partition whose members
+ * changed is told so as a collector change whose orphans are its unassigned targets.
+ *
+ * <p><b>Guarantees.</b> A target with a key value is placed on a collector of its partition
+ * whenever that partition has a collector and is within the skew limit. Deterministic when the
+ * wrapped strategy is: partitions are visited in key order, targets in identity-hash order, and
+ * the spill set is a function of the two sets; no hash map's order, input order or
+ * {@code Object.hashCode} decides anything.
+ *
+ * <p><b>Cost.</b> Every call that changes anything makes one pass over the view's targets (a key
+ * lookup each: a field read, and for zones a hash-map get by node) and one over each partition's
+ * previous list, plus the wrapped placers' costs over their partitions. An unchanged re-set of the
+ * targets costs nothing here.
+ */
+final class PartitionedPlacer implements Placer {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionedPlacer.class);
+  private static final int GLOBAL = 0;
+
+  private final PartitionKey key;
+  private final Supplier<Placer> factory;
+  /** NaN for no limit. */
+  private final double maxSkew;
+  private final String strategy;
+
+  /** Partitions by key value; visited in key order. */
+  private final TreeMap<String, Group> byKey = new TreeMap<>();
+  private final Group global;
+  private Group[] byId = new Group[4];
+  private int groups = 1;
+
+  // By slot.
+  private int[] groupOf = new int[16];
+  private int[] nextGroupOf = new int[16];
+  private int[] stamp = new int[16];
+  private int round;
+
+  private int outside;
+  private boolean episode;
+
+  /**
+   * A partitioned placer.
+   *
+   * @param key what to partition by
+   * @param factory a new placer of the wrapped strategy, one per partition and one cluster-wide
+   * @param maxSkew the skew limit, or NaN for none
+   * @param strategy the strategy's name, for the log
+   */
+  PartitionedPlacer(PartitionKey key, Supplier<Placer> factory, double maxSkew, String strategy) {
+    this.key = key;
+    this.factory = factory;
+    this.maxSkew = maxSkew;
+    this.strategy = strategy;
+    this.global = new Group(GLOBAL, null);
+    byId[GLOBAL] = global;
+    Arrays.fill(groupOf, -1);
+  }
+
+  @Override
+  public void targetsChanged(IntList added, IntList removed, Members members,
+      Assignment assignment) {
+    if (members.isEmpty() || (added.isEmpty() && removed.isEmpty())) {
+      return;
+    }
+    reconcile(members, assignment, null);
+  }
+
+  @Override
+  public void nodesChanged(IntList renoded, Members members, Assignment assignment) {
+    if (!members.isEmpty()) {
+      reconcile(members, assignment, null);
+    }
+  }
+
+  @Override
+  public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    reconcile(change.after(), assignment, change);
+  }
+
+  @Override
+  public void topologyChanged(Members members, Assignment assignment) {
+    if (!members.isEmpty()) {
+      reconcile(members, assignment, null);
+    }
+  }
+
+  @Override
+  public boolean placementLabelsChanged(Target from, Target to) {
+    return !from.node().equals(to.node()) || key.changed(from, to);
+  }
+
+  @Override
+  public int outsidePartition() {
+    return outside;
+  }
+
+  private Group group(String k) {
+    Group g = byKey.get(k);
+    if (g == null) {
+      if (groups == byId.length) {
+        byId = Arrays.copyOf(byId, groups * 2);
+      }
+      g = new Group(groups, k);
+      byId[groups++] = g;
+      byKey.put(k, g);
+    }
+    return g;
+  }
+
+  private void ensure(int slot) {
+    if (slot >= groupOf.length) {
+      int n = Math.max(slot + 1, groupOf.length * 2);
+      int old = groupOf.length;
+      groupOf = Arrays.copyOf(groupOf, n);
+      Arrays.fill(groupOf, old, n, -1);
+      nextGroupOf = Arrays.copyOf(nextGroupOf, n);
+      stamp = Arrays.copyOf(stamp, n);
+    }
+  }
+
+  private void reconcile(Members members, Assignment view, CollectorSetChange change) {
+    int r = ++round;
+    // The partitions: collectors by key value, name order within each.
+    Map<String, List<Member>> memberLists = new TreeMap<>();
+    int maxId = 0;
+    for (Member m : members) {
+      maxId = Math.max(maxId, m.id());
+    }
+    int[] memberGroup = new int[maxId + 1];
+    Arrays.fill(memberGroup, -1);
+    for (Member m : members) {
+      String k = key.of(m);
+      if (k != null) {
+        memberLists.computeIfAbsent(k, x -> new ArrayList<>()).add(m);
+        memberGroup[m.id()] = group(k).id;
+      }
+    }
+    // Each target's partition, or the cluster-wide group.
+    int n = view.size();
+    int[] want = new int[n];
+    boolean[] keyed = new boolean[n];
+    int[] count = new int[groups];
+    Set<String> homeless = new TreeSet<>();
+    for (int i = 0; i < n; i++) {
+      int slot = view.slotAt(i);
+      ensure(slot);
+      String k = key.of(view.target(slot));
+      int gid = GLOBAL;
+      if (k != null) {
+        keyed[i] = true;
+        if (memberLists.containsKey(k)) {
+          gid = byKey.get(k).id;
+        } else if (homeless.size() < 10) {
+          homeless.add(k);
+        }
+      }
+      want[i] = gid;
+      count[gid]++;
+    }
+    // The skew limit: each partition keeps its first `limit` targets in identity-hash order.
+    boolean[] spilled = new boolean[groups];
+    int spills = 0;
+    if (!Double.isNaN(maxSkew)) {
+      long[] limit = new long[groups];
+      boolean any = false;
+      for (Map.Entry<String, List<Member>> e : memberLists.entrySet()) {
+        int gid = byKey.get(e.getKey()).id;
+        limit[gid] = (long) Math.floor(maxSkew * n * e.getValue().size() / members.size() + 1e-9);
+        if (count[gid] > limit[gid]) {
+          spilled[gid] = true;
+          any = true;
+        }
+      }
+      if (any) {
+        int[] seen = new int[groups];
+        for (int i = 0; i < n; i++) {
+          int gid = want[i];
+          if (gid != GLOBAL && spilled[gid] && ++seen[gid] > limit[gid]) {
+            want[i] = GLOBAL;
+            spills++;
+          }
+        }
+      }
+    }
+    // The cluster-wide group's members: every collector but those of partitions that spilled.
+    List<Member> globalList = new ArrayList<>(members.size());
+    for (Member m : members) {
+      int gid = memberGroup[m.id()];
+      if (gid < 0 || !spilled[gid]) {
+        globalList.add(m);
+      }
+    }
+    if (globalList.isEmpty()) {
+      globalList = members;
+    }
+    boolean[] inGlobal = new boolean[maxId + 1];
+    for (Member m : globalList) {
+      inGlobal[m.id()] = true;
+    }
+    // New lists; a target that changes group, or whose collector is not in its group, is
+    // unassigned and placed again by its group.
+    for (int g = 0; g < groups; g++) {
+      byId[g].next.clear();
+    }
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+      int slot = view.slotAt(i);
+      int gid = want[i];
+      byId[gid].next.add(slot);
+      stamp[slot] = r;
+      nextGroupOf[slot] = gid;
+      if (gid == GLOBAL && keyed[i]) {
+        out++;
+      }
+    }
+    // Departures, from each group's previous list, before any owner changes.
+    for (int g = 0; g < groups; g++) {
+      Group grp = byId[g];
+      grp.departed.clear();
+      IntList old = grp.slots;
+      for (int i = 0; i < old.size(); i++) {
+        int s = old.get(i);
+        if (stamp[s] != r || nextGroupOf[s] != g) {
+          grp.departed.add(s);
+          if (stamp[s] != r) {
+            groupOf[s] = -1;
+          }
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      int slot = view.slotAt(i);
+      int gid = want[i];
+      Member o = view.ownerOf(slot);
+      if (o != null) {
+        int id = o.id();
+        boolean ok = gid == GLOBAL ? id < inGlobal.length && inGlobal[id]
+            : id < memberGroup.length && memberGroup[id] == gid;
+        if (!ok || groupOf[slot] != gid) {
+          view.place(slot, null);
+        }
+      }
+      groupOf[slot] = gid;
+    }
+    for (int g = 0; g < groups; g++) {
+      byId[g].swap();
+    }
+    // The wrapped placers: partitions in key order, then the cluster-wide group.
+    for (Map.Entry<String, Group> e : byKey.entrySet()) {
+      List<Member> list = memberLists.get(e.getKey());
+      e.getValue().apply(list == null ? List.of() : list, view, change);
+    }
+    global.apply(globalList, view, change);
+    report(out, spills, homeless);
+  }
+
+  private void report(int out, int spills, Set<String> homeless) {
+    outside = out;
+    if (out > 0 && !episode) {
+      episode = true;
+      LOG.warn("[{}] {} target(s) are placed outside their {} partition: {} because their "
+          + "partition has no collector (for example {}), {} spilled over the skew limit. With "
+          + "zones these are cross-zone scrapes. Counted by Allocation.outsidePartition() and "
+          + "AllocatorMetrics' targets.outside.partition gauge; logged again when an episode "
+          + "starts after this one ends.", strategy, out, key.name(), out - spills, homeless,
+          spills);
+    } else if (out == 0 && episode) {
+      episode = false;
+      LOG.info("[{}] every target with a {} is in its partition again", strategy, key.name());
+    }
+  }
+
+  private static boolean same(Members a, List<Member> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < b.size(); i++) {
+      if (a.get(i) != b.get(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** One partition (or the cluster-wide group): its placer, members and view of the targets. */
+  private final class Group implements Assignment {
+    final int id;
+    final String key;
+    Placer placer;
+    Members members = Members.EMPTY;
+    IntList slots = new IntList();
+    IntList next = new IntList();
+    final IntList departed = new IntList();
+    Assignment parent;
+
+    Group(int id, String key) {
+      this.id = id;
+      this.key = key;
+    }
+
+    void swap() {
+      IntList t = slots;
+      slots = next;
+      next = t;
+    }
+
+    void apply(List<Member> list, Assignment view, CollectorSetChange change) {
+      parent = view;
+      if (list.isEmpty()) {
+        placer = null;
+        members = Members.EMPTY;
+        return;
+      }
+      if (placer == null) {
+        placer = factory.get();
+        members = Members.EMPTY;
+      }
+      IntList unplaced = new IntList();
+      for (int i = 0; i < slots.size(); i++) {
+        int s = slots.get(i);
+        if (parent.ownerOf(s) == null) {
+          unplaced.add(s);
+        }
+      }
+      if (same(members, list)) {
+        if (!unplaced.isEmpty() || !departed.isEmpty()) {
+          placer.targetsChanged(unplaced, departed, members, this);
+        }
+        return;
+      }
+      Members before = members;
+      Members after = new Members(list.toArray(new Member[0]));
+      List<Member> added = new ArrayList<>();
+      for (Member m : after) {
+        if (!contains(before, m)) {
+          added.add(m);
+        }
+      }
+      List<Member> removed = new ArrayList<>();
+      for (Member m : before) {
+        if (!contains(after, m)) {
+          removed.add(m);
+        }
+      }
+      List<Member> renoded = new ArrayList<>();
+      if (change != null) {
+        for (Member m : change.renoded()) {
+          if (contains(after, m)) {
+            renoded.add(m);
+          }
+        }
+      }
+      members = after;
+      placer.collectorsChanged(
+          new CollectorSetChange(before, after, added, removed, renoded, unplaced), this);
+    }
+
+    private boolean contains(Members ms, Member m) {
+      return ms.byName(m.name()) == m;
+    }
+
+    @Override
+    public Member ownerOf(int slot) {
+      return groupOf[slot] == id ? parent.ownerOf(slot) : null;
+    }
+
+    @Override
+    public void place(int slot, Member member) {
+      if (groupOf[slot] != id) {
+        throw new IllegalStateException("partition " + (key == null ? "(cluster-wide)" : key)
+            + " placing a target of another partition: " + parent.target(slot));
+      }
+      parent.place(slot, member);
+    }
+
+    @Override
+    public Target target(int slot) {
+      return parent.target(slot);
+    }
+
+    @Override
+    public long hash(int slot) {
+      return parent.hash(slot);
+    }
+
+    @Override
+    public int job(int slot) {
+      return parent.job(slot);
+    }
+
+    @Override
+    public int size() {
+      return slots.size();
+    }
+
+    @Override
+    public int slotAt(int i) {
+      return slots.get(i);
+    }
+  }
+}
