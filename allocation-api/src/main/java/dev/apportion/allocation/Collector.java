@@ -25,15 +25,31 @@ import java.util.Optional;
  *
  * <p>A null or empty node means "no node": {@link #node()} is then empty.
  *
+ * <h2>Capacity</h2>
+ * {@link #capacity()} is a positive weight, {@value #DEFAULT_CAPACITY} unless set with
+ * {@link #withCapacity} (a 4-CPU replica beside 1-CPU ones: 4). Strategies give a collector a
+ * share of the targets' cost proportional to its capacity. It is not identity (placement hashes
+ * the name alone), but it is part of {@link #equals}: a set in which one collector's capacity
+ * changed is a different set, and an allocator given it re-balances.
+ *
  * @since 0.1.0
  */
 public final class Collector implements Comparable<Collector> {
+  /** The capacity of a collector none was given to. */
+  public static final double DEFAULT_CAPACITY = 1.0;
+
   private final String name;
   private final String node;
+  private final double capacity;
 
   private Collector(String name, String node) {
+    this(name, node, DEFAULT_CAPACITY);
+  }
+
+  private Collector(String name, String node, double capacity) {
     this.name = name;
     this.node = node;
+    this.capacity = capacity;
   }
 
   /**
@@ -84,7 +100,34 @@ public final class Collector implements Comparable<Collector> {
     return Optional.ofNullable(node);
   }
 
-  /** Orders by name, then by node (no node first). */
+  /**
+   * This collector with another {@linkplain #capacity() capacity}. Allocates one small object.
+   *
+   * @param capacity a finite number &gt; 0, in any unit shared by the collectors of one
+   *     allocator (CPUs, memory, a plain ratio)
+   * @return the collector with that capacity; {@code this} when it already has it
+   * @throws IllegalArgumentException if {@code capacity} is not a finite number &gt; 0
+   * @since 0.1.0
+   */
+  public Collector withCapacity(double capacity) {
+    if (!(capacity > 0.0) || Double.isInfinite(capacity)) {
+      throw new IllegalArgumentException("collector capacity must be a finite number > 0: "
+          + capacity + " for " + name);
+    }
+    return capacity == this.capacity ? this : new Collector(name, node, capacity);
+  }
+
+  /**
+   * The collector's capacity: its weight in cost- and capacity-aware placement.
+   *
+   * @return a finite number &gt; 0; {@value #DEFAULT_CAPACITY} unless set
+   * @since 0.1.0
+   */
+  public double capacity() {
+    return capacity;
+  }
+
+  /** Orders by name, then by node (no node first), then by capacity. */
   @Override
   public int compareTo(Collector other) {
     int c = name.compareTo(other.name);
@@ -92,7 +135,7 @@ public final class Collector implements Comparable<Collector> {
       return c;
     }
     if (Objects.equals(node, other.node)) {
-      return 0;
+      return Double.compare(capacity, other.capacity);
     }
     if (node == null) {
       return -1;
@@ -100,7 +143,7 @@ public final class Collector implements Comparable<Collector> {
     return other.node == null ? 1 : node.compareTo(other.node);
   }
 
-  /** Equal when name and node are equal. */
+  /** Equal when name, node and capacity are equal. */
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -109,16 +152,19 @@ public final class Collector implements Comparable<Collector> {
     if (!(o instanceof Collector other)) {
       return false;
     }
-    return name.equals(other.name) && Objects.equals(node, other.node);
+    return name.equals(other.name) && Objects.equals(node, other.node)
+        && Double.compare(capacity, other.capacity) == 0;
   }
 
   @Override
   public int hashCode() {
-    return 31 * name.hashCode() + Objects.hashCode(node);
+    int h = 31 * name.hashCode() + Objects.hashCode(node);
+    return capacity == DEFAULT_CAPACITY ? h : 31 * h + Double.hashCode(capacity);
   }
 
   @Override
   public String toString() {
-    return node == null ? name : name + "@" + node;
+    String s = node == null ? name : name + "@" + node;
+    return capacity == DEFAULT_CAPACITY ? s : s + "x" + capacity;
   }
 }

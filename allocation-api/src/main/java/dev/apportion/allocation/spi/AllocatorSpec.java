@@ -4,6 +4,8 @@ import dev.apportion.allocation.AllocationListener;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * What a user asked for when building an allocator, handed to an
@@ -21,6 +23,8 @@ public final class AllocatorSpec {
   private final double loadFactor;
   private final double movedShareWarning;
   private final List<AllocationListener> listeners;
+  private final int maxTargetsPerCollector;
+  private final long maxCostPerCollector;
 
   /**
    * A spec.
@@ -38,6 +42,37 @@ public final class AllocatorSpec {
    */
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners) {
+    this(strategy, fallback, fallbackDisabled, loadFactor, movedShareWarning, listeners, 0, 0L);
+  }
+
+  /**
+   * A spec with a per-collector limit.
+   *
+   * @param strategy the strategy's name; not null
+   * @param fallback the fallback strategy's name, or null when none was named
+   * @param fallbackDisabled true when the user opted out of any fallback
+   * @param loadFactor the bound on a collector's load relative to the mean, &gt; 1
+   * @param movedShareWarning the share of targets (0 to 1) above which one change that moves
+   *     them is logged as a warning
+   * @param listeners the listeners to notify, in order; copied
+   * @param maxTargetsPerCollector the most targets a collector of capacity 1 may hold, or 0 for
+   *     no limit
+   * @param maxCostPerCollector the most cost a collector of capacity 1 may hold, or 0 for no
+   *     limit
+   * @throws NullPointerException if {@code strategy} or {@code listeners} is null
+   * @throws IllegalArgumentException if {@code fallback} is given while disabled, or a number is
+   *     out of range
+   * @since 0.1.0
+   */
+  public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
+      double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
+      int maxTargetsPerCollector, long maxCostPerCollector) {
+    if (maxTargetsPerCollector < 0 || maxCostPerCollector < 0) {
+      throw new IllegalArgumentException("per-collector limits must be positive, or 0 for none: "
+          + maxTargetsPerCollector + ", " + maxCostPerCollector);
+    }
+    this.maxTargetsPerCollector = maxTargetsPerCollector;
+    this.maxCostPerCollector = maxCostPerCollector;
     this.strategy = Objects.requireNonNull(strategy, "strategy must not be null");
     if (fallbackDisabled && fallback != null) {
       throw new IllegalArgumentException("fallback '" + fallback + "' given while disabled");
@@ -126,6 +161,30 @@ public final class AllocatorSpec {
    */
   public double movedShareWarning() {
     return movedShareWarning;
+  }
+
+  /**
+   * The most targets one collector of capacity 1 may hold; a collector of capacity {@code w} may
+   * hold {@code floor(limit * w)} (at least 1). Targets that fit on no collector stay
+   * unassigned.
+   *
+   * @return the limit, or empty for none
+   * @since 0.1.0
+   */
+  public OptionalInt maxTargetsPerCollector() {
+    return maxTargetsPerCollector == 0 ? OptionalInt.empty()
+        : OptionalInt.of(maxTargetsPerCollector);
+  }
+
+  /**
+   * The most {@linkplain dev.apportion.allocation.Target#cost() cost} one collector of capacity
+   * 1 may hold; a collector of capacity {@code w} may hold {@code floor(limit * w)}.
+   *
+   * @return the limit, or empty for none
+   * @since 0.1.0
+   */
+  public OptionalLong maxCostPerCollector() {
+    return maxCostPerCollector == 0 ? OptionalLong.empty() : OptionalLong.of(maxCostPerCollector);
   }
 
   /**

@@ -19,7 +19,8 @@ public final class Providers {
   private Providers() {}
 
   static Allocator engine(AllocatorSpec spec, Placer placer) {
-    return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning());
+    return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning(), -1L,
+        spec.maxTargetsPerCollector().orElse(0), spec.maxCostPerCollector().orElse(0L));
   }
 
   /** A placer for a strategy that can serve as per-node's fallback. */

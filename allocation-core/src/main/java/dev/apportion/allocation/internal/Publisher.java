@@ -72,7 +72,11 @@ final class Publisher {
       boolean wantMoves) {
     IntList touched = slots.touched();
     if (touched.isEmpty() && !collectorsChanged) {
-      return new Result(before, List.of(), List.of(), 0);
+      if (slots.recosted().isEmpty()) {
+        return new Result(before, List.of(), List.of(), 0);
+      }
+      // Only costs changed: the lists stand, the per-collector totals do not.
+      return new Result(before.withCosts(costs(members)), List.of(), List.of(), 0);
     }
     orderTouched(slots);
     int k = visit.size();
@@ -166,10 +170,20 @@ final class Publisher {
     }
     clearDeltas();
     visit.reset();
-    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned),
+    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned,
+        costs(members)),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
         wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,
         reassigned);
+  }
+
+  /** The members' cost totals, in index order: O(c). */
+  private static long[] costs(Members members) {
+    long[] costs = new long[members.size()];
+    for (int i = 0; i < costs.length; i++) {
+      costs[i] = members.get(i).cost();
+    }
+    return costs;
   }
 
   private static boolean isCurrent(Members members, Member m) {

@@ -19,7 +19,8 @@ import java.util.Set;
  */
 final class Snapshot implements Allocation {
   static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
-      new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build());
+      new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build(),
+      new long[0]);
 
   final ImmutableSortedSet<Collector> collectors;
   /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
@@ -28,10 +29,14 @@ final class Snapshot implements Allocation {
   final JobLists[] entries;
   final TargetTable table;
   final ImmutableSortedSet<Target> unassigned;
+  /** Per collector, in name order: the total cost it holds. Never written after construction. */
+  final long[] costs;
   private final Set<Target> targetsView;
 
   Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Integer> indexByName,
-      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned) {
+      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned,
+      long[] costs) {
+    this.costs = costs;
     this.collectors = collectors;
     this.indexByName = indexByName;
     this.entries = entries;
@@ -82,6 +87,20 @@ final class Snapshot implements Allocation {
   public int targetCount(String collector) {
     JobLists e = entry(collector);
     return e == null ? 0 : e.count;
+  }
+
+  @Override
+  public long costOf(String collector) {
+    Integer i = indexByName.get(collector);
+    return i == null ? 0L : costs[i];
+  }
+
+  /**
+   * This snapshot with other per-collector cost totals, sharing everything else: what a write
+   * that changed only costs publishes.
+   */
+  Snapshot withCosts(long[] newCosts) {
+    return new Snapshot(collectors, indexByName, entries, table, unassigned, newCosts);
   }
 
   @Override
