@@ -49,21 +49,21 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Target costs from a Prometheus instant-query response (/api/v1/query), e.g. "
           + "of scrape_samples_scraped or scrape_series_added, matched on --cost-labels. "
           + "Default: generated heavy-tailed (Pareto) costs.")
-  private Path costsFile;
+  Path costsFile;
 
   @Option(names = "--cost-labels", paramLabel = "LABELS", split = ",",
       description = "The labels --costs samples are matched on, comma-separated. Default: "
           + "job,instance (a target's instance is its address unless it has that label).")
-  private List<String> costLabels = new ArrayList<>(CostInputs.DEFAULT_MATCH);
+  List<String> costLabels = new ArrayList<>(CostInputs.DEFAULT_MATCH);
 
   @Option(names = "--unit-costs",
       description = "Every target costs 1 (balance by target count only).")
-  private boolean unitCosts;
+  boolean unitCosts;
 
   @Option(names = "--capacities", paramLabel = "LIST", split = ",",
       description = "Collector capacities, given in turn to the collectors in name order, e.g. "
           + "1,2,4. Default: 1 for all.")
-  private List<Double> capacities = new ArrayList<>();
+  List<Double> capacities = new ArrayList<>();
 
   @Option(names = "--plot", paramLabel = "DIR",
       description = "Write charts (PNG) to this directory.")
