@@ -131,7 +131,7 @@ public final class CostInputs {
     for (int i = 0; i < byTarget.length; i++) {
       out.add(cluster.targets().get(i).withCost(byTarget[i] < 0 ? median : byTarget[i]));
     }
-    return new Costed(new Cluster(cluster.zones(), cluster.collectors(), out), matched, median);
+    return new Costed(cluster.with(cluster.collectors(), out), matched, median);
   }
 
   /** The Pareto shape of generated costs: a few targets carry most of the cost. */
@@ -160,7 +160,7 @@ public final class CostInputs {
           (long) Math.floor(PARETO_SCALE / Math.pow(u, 1 / PARETO_SHAPE)));
       out.add(t.withCost(c));
     }
-    return new Cluster(cluster.zones(), cluster.collectors(), out);
+    return cluster.with(cluster.collectors(), out);
   }
 
   /**
@@ -176,6 +176,6 @@ public final class CostInputs {
     for (int i = 0; i < cluster.collectors().size(); i++) {
       out.add(cluster.collectors().get(i).withCapacity(pattern[i % pattern.length]));
     }
-    return new Cluster(cluster.zones(), out, cluster.targets());
+    return cluster.with(out, cluster.targets());
   }
 }

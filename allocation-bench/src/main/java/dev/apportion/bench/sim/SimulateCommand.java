@@ -48,7 +48,8 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--costs", paramLabel = "FILE",
       description = "Target costs from a Prometheus instant-query response (/api/v1/query), e.g. "
           + "of scrape_samples_scraped or scrape_series_added, matched on --cost-labels. "
-          + "Default: generated heavy-tailed (Pareto) costs.")
+          + "Default: generated heavy-tailed (Pareto) costs for a generated cluster, 1 for a "
+          + "--targets file.")
   Path costsFile;
 
   @Option(names = "--cost-labels", paramLabel = "LABELS", split = ",",
@@ -381,7 +382,8 @@ public final class SimulateCommand implements Callable<Integer> {
           + "matched a sample of " + costsFile + " on " + String.join(",", costLabels)
           + "; the others cost the median, " + c.fallbackCost());
       out = c.cluster();
-    } else if (!unitCosts) {
+    } else if (!unitCosts && targetsFile == null) {
+      // Generated clusters get generated costs; a real one without --costs has none to show.
       out = CostInputs.pareto(cluster, seed);
     }
     if (!capacities.isEmpty()) {
@@ -395,7 +397,7 @@ public final class SimulateCommand implements Callable<Integer> {
       }
       List<Collector> sorted = new ArrayList<>(out.collectors());
       java.util.Collections.sort(sorted);
-      out = CostInputs.capacities(new Cluster(out.zones(), sorted, out.targets()), pattern);
+      out = CostInputs.capacities(out.with(sorted, out.targets()), pattern);
     }
     return out;
   }
