@@ -15,7 +15,9 @@ import java.util.Set;
  * <ol>
  *   <li>no collector has been set yet (the allocator has never seen a non-empty collector set);
  *   <li>the {@code per-node} strategy runs without a fallback and the target has no node, or no
- *       collector runs on its node.
+ *       collector runs on its node;
+ *   <li>a per-collector limit is set ({@code maxTargetsPerCollector}, {@code maxCostPerCollector})
+ *       and the target fits on no collector.
  * </ol>
  *
  * @since 0.1.0
@@ -90,5 +92,21 @@ public interface Allocation {
    */
   default int outsidePartition() {
     return 0;
+  }
+
+  /**
+   * The total {@linkplain Target#cost() cost} of the targets {@code collector} holds, as of this
+   * snapshot. Cost: constant.
+   *
+   * <p>The default implementation counts targets (every target costing
+   * {@value Target#DEFAULT_COST}); the built-in allocators return the sum of the costs last given
+   * to {@code setTargets}.
+   *
+   * @param collector a collector's name
+   * @return the total; 0 for an unknown collector
+   * @since 0.1.0
+   */
+  default long costOf(String collector) {
+    return targetCount(collector);
   }
 }

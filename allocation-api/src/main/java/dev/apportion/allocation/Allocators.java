@@ -118,6 +118,8 @@ public final class Allocators {
     private String partitionKey;
     private boolean partitioningDisabled;
     private double maxSkew = Double.NaN;
+    private int maxTargetsPerCollector;
+    private long maxCostPerCollector;
 
     private Builder(AllocationStrategyProvider provider,
         SortedMap<String, AllocationStrategyProvider> providers) {
@@ -237,6 +239,47 @@ public final class Allocators {
     }
 
     /**
+     * A limit on how many targets one collector may hold, whatever the strategy:
+     * {@code floor(max * capacity)} for a collector of {@linkplain Collector#capacity() capacity}
+     * {@code capacity} (at least 1). A target the strategy would place on a full collector goes
+     * to the collector with the most room instead; one that fits on no collector stays in
+     * {@link Allocation#unassigned()}, and a warning is logged once per episode. By default there
+     * is no limit. See {@code docs/api.md}, "A limit per collector", for when it applies.
+     *
+     * @param max a number &gt; 0
+     * @return this builder
+     * @throws IllegalArgumentException if {@code max} is not positive
+     * @since 0.1.0
+     */
+    public Builder maxTargetsPerCollector(int max) {
+      if (max <= 0) {
+        throw new IllegalArgumentException("max targets per collector must be > 0: " + max);
+      }
+      this.maxTargetsPerCollector = max;
+      return this;
+    }
+
+    /**
+     * A limit on how much {@linkplain Target#cost() cost} one collector may hold:
+     * {@code floor(max * capacity)}; otherwise as {@link #maxTargetsPerCollector}. A target
+     * costlier than every collector's limit fits only on an empty collector. The limit is
+     * checked when a target is placed: a collector whose targets' costs grow past it keeps them
+     * (the cost churn rule: a change of cost alone moves nothing here).
+     *
+     * @param max a number &gt; 0
+     * @return this builder
+     * @throws IllegalArgumentException if {@code max} is not positive
+     * @since 0.1.0
+     */
+    public Builder maxCostPerCollector(long max) {
+      if (max <= 0) {
+        throw new IllegalArgumentException("max cost per collector must be > 0: " + max);
+      }
+      this.maxCostPerCollector = max;
+      return this;
+    }
+
+    /**
      * The same as {@code partitionBy(Allocators.ZONE)}: prefer a collector in the target's zone.
      *
      * @return this builder
@@ -305,7 +348,8 @@ public final class Allocators {
      */
     public Allocator build() {
       return provider.create(new AllocatorSpec(provider.name(), fallback, fallbackDisabled,
-          loadFactor, movedShareWarning, listeners, partitionKey, partitioningDisabled, maxSkew));
+          loadFactor, movedShareWarning, listeners, partitionKey, partitioningDisabled, maxSkew,
+          maxTargetsPerCollector, maxCostPerCollector));
     }
 
     private void requirePartitioningSupport() {

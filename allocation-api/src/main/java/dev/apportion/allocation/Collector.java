@@ -37,16 +37,33 @@ import java.util.TreeMap;
  * and the other strategies partition when asked to ({@link Allocators.Builder#partitionBy}). The
  * zone and the labels are part of {@link #equals}; placement hashes still depend on the name alone.
  *
+ * <h2>Capacity</h2>
+ * {@link #capacity()} is a positive weight, {@value #DEFAULT_CAPACITY} unless set with
+ * {@link #withCapacity} (a 4-CPU replica beside 1-CPU ones: 4). Strategies give a collector a
+ * share of the targets' cost proportional to its capacity. It is not identity (placement hashes
+ * the name alone), but it is part of {@link #equals}: a set in which one collector's capacity
+ * changed is a different set, and an allocator given it re-balances.
+ *
  * @since 0.1.0
  */
 public final class Collector implements Comparable<Collector> {
+  /** The capacity of a collector none was given to. */
+  public static final double DEFAULT_CAPACITY = 1.0;
+
   private final String name;
   private final String node;
   private final String zone;
   /** Unmodifiable, natural order; empty for most collectors. */
   private final SortedMap<String, String> labels;
+  private final double capacity;
 
   private Collector(String name, String node, String zone, SortedMap<String, String> labels) {
+    this(name, node, zone, labels, DEFAULT_CAPACITY);
+  }
+
+  private Collector(String name, String node, String zone, SortedMap<String, String> labels,
+      double capacity) {
+    this.capacity = capacity;
     this.name = name;
     this.node = node;
     this.zone = zone;
@@ -124,7 +141,7 @@ public final class Collector implements Comparable<Collector> {
       }
       copy.put(k, v);
     }
-    return new Collector(name, node, zone, Collections.unmodifiableSortedMap(copy));
+    return new Collector(name, node, zone, Collections.unmodifiableSortedMap(copy), capacity);
   }
 
   /**
@@ -165,7 +182,35 @@ public final class Collector implements Comparable<Collector> {
     return labels;
   }
 
-  /** Orders by name, then by node, then by zone (none first), then by labels. */
+  /**
+   * This collector with another {@linkplain #capacity() capacity}; its zone and labels kept.
+   * Allocates one small object.
+   *
+   * @param capacity a finite number &gt; 0, in any unit shared by the collectors of one
+   *     allocator (CPUs, memory, a plain ratio)
+   * @return the collector with that capacity; {@code this} when it already has it
+   * @throws IllegalArgumentException if {@code capacity} is not a finite number &gt; 0
+   * @since 0.1.0
+   */
+  public Collector withCapacity(double capacity) {
+    if (!(capacity > 0.0) || Double.isInfinite(capacity)) {
+      throw new IllegalArgumentException("collector capacity must be a finite number > 0: "
+          + capacity + " for " + name);
+    }
+    return capacity == this.capacity ? this : new Collector(name, node, zone, labels, capacity);
+  }
+
+  /**
+   * The collector's capacity: its weight in cost- and capacity-aware placement.
+   *
+   * @return a finite number &gt; 0; {@value #DEFAULT_CAPACITY} unless set
+   * @since 0.1.0
+   */
+  public double capacity() {
+    return capacity;
+  }
+
+  /** Orders by name, then by node, then by zone (none first), then by labels, then capacity. */
   @Override
   public int compareTo(Collector other) {
     int c = name.compareTo(other.name);
@@ -177,6 +222,9 @@ public final class Collector implements Comparable<Collector> {
     }
     if (c == 0) {
       c = compareLabels(labels, other.labels);
+    }
+    if (c == 0) {
+      c = Double.compare(capacity, other.capacity);
     }
     return c;
   }
@@ -208,7 +256,7 @@ public final class Collector implements Comparable<Collector> {
     return Boolean.compare(i.hasNext(), j.hasNext());
   }
 
-  /** Equal when name, node, zone and labels are equal. */
+  /** Equal when name, node, zone, labels and capacity are equal. */
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -218,12 +266,14 @@ public final class Collector implements Comparable<Collector> {
       return false;
     }
     return name.equals(other.name) && Objects.equals(node, other.node)
-        && Objects.equals(zone, other.zone) && labels.equals(other.labels);
+        && Objects.equals(zone, other.zone) && labels.equals(other.labels)
+        && Double.compare(capacity, other.capacity) == 0;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, node, zone, labels);
+    int h = Objects.hash(name, node, zone, labels);
+    return capacity == DEFAULT_CAPACITY ? h : 31 * h + Double.hashCode(capacity);
   }
 
   @Override
@@ -232,6 +282,7 @@ public final class Collector implements Comparable<Collector> {
     if (zone != null) {
       s += "/" + zone;
     }
-    return labels.isEmpty() ? s : s + labels;
+    s = labels.isEmpty() ? s : s + labels;
+    return capacity == DEFAULT_CAPACITY ? s : s + "x" + capacity;
   }
 }

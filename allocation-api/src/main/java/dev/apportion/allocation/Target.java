@@ -46,7 +46,16 @@ import java.util.SortedMap;
  * {@code __meta_kubernetes_node_label_topology_kubernetes_io_zone}. When the labels name none, an
  * allocator that partitions by zone falls back to its node's zone (docs/api.md gives the order).
  *
- * <h2>Cost</h2>
+ * <h2>Scrape cost</h2>
+ * {@link #cost()} is what scraping the target costs, in any unit the caller picks (the samples its
+ * last scrape returned is the usual one); {@link #withCost} attaches it. It is <em>not</em>
+ * identity: targets that differ only in cost are {@linkplain #equals equal} and
+ * {@linkplain #sameLabels carry the same labels}, and an allocator carries a new cost the way it
+ * carries new {@code __meta_*} labels, without treating the target as another one. A target
+ * built by {@link #of} costs {@value #DEFAULT_COST}, so a caller who attaches no cost gets the
+ * balance by target count.
+ *
+ * <h2>Memory and construction cost</h2>
  * A target holds its labels in one array, names and values interleaved in name order, and no
  * object per label; {@link #labels()} is a view over that array created with the target, so it
  * does not allocate, and {@code Target.of(job, address, other.labels())} shares the other
@@ -92,6 +101,8 @@ public final class Target {
    * hash).
    */
   private static final long LABELS_SEED = 0x9E3779B97F4A7C15L;
+  /** The cost of a target no cost was attached to. */
+  public static final long DEFAULT_COST = 1L;
   /** Up to this many labels, insertion sort; above, a merge sort. */
   private static final int INSERTION_SORT_MAX = 16;
 
@@ -108,6 +119,22 @@ public final class Target {
   private final long labelsHash;
   /** The view {@link #labels()} returns; over {@link #kv}. */
   private final LabelMap labels;
+  private final long cost;
+
+  /** {@code base} with another cost: shares every field, hashes nothing. */
+  private Target(Target base, long cost) {
+    this.job = base.job;
+    this.address = base.address;
+    this.kv = base.kv;
+    this.labels = base.labels;
+    this.metaFrom = base.metaFrom;
+    this.metaTo = base.metaTo;
+    this.node = base.node;
+    this.zone = base.zone;
+    this.hash = base.hash;
+    this.labelsHash = base.labelsHash;
+    this.cost = cost;
+  }
 
   /** {@code kv} must be strictly ascending by name, without nulls, and never written again. */
   private Target(String job, String address, String[] kv) {
@@ -135,6 +162,7 @@ public final class Target {
     // apart without comparing strings.
     this.labelsHash = XxHash64.hash(s.bytes, 0, s.length, LABELS_SEED);
     s.finish();
+    this.cost = DEFAULT_COST;
   }
 
   /**
@@ -185,6 +213,36 @@ public final class Target {
    */
   public static Target of(String job, String address) {
     return of(job, address, Map.of());
+  }
+
+  /**
+   * This target with another {@linkplain #cost() cost}: same identity, labels, hashes and node.
+   * Allocates one small object and hashes nothing (the label array and both hashes are shared),
+   * so attaching a fresh cost on every discovery refresh is cheap. Returns {@code this} when the
+   * cost is already {@code cost}.
+   *
+   * @param cost a non-negative number, in the caller's unit (e.g. samples per scrape)
+   * @return the target with that cost
+   * @throws IllegalArgumentException if {@code cost} is negative
+   * @since 0.1.0
+   */
+  public Target withCost(long cost) {
+    if (cost < 0) {
+      throw new IllegalArgumentException("target cost must not be negative: " + cost + " for "
+          + this);
+    }
+    return cost == this.cost ? this : new Target(this, cost);
+  }
+
+  /**
+   * What scraping this target costs, as attached by {@link #withCost}; {@value #DEFAULT_COST}
+   * when none was. Not part of identity. Constant time, no allocation.
+   *
+   * @return a non-negative number
+   * @since 0.1.0
+   */
+  public long cost() {
+    return cost;
   }
 
   /**
@@ -272,7 +330,8 @@ public final class Target {
    * two comparisons; allocates nothing.
    *
    * @param other another target
-   * @return true when job, address and all labels are equal
+   * @return true when job, address and all labels are equal (the {@linkplain #cost() cost} is not
+   *     compared)
    */
   // ReferenceEquality: this == other is a fast path before the field-by-field comparison.
   @SuppressWarnings("ReferenceEquality")

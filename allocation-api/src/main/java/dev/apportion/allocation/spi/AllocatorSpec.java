@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * What a user asked for when building an allocator, handed to an
@@ -31,6 +33,8 @@ public final class AllocatorSpec {
   private final String partitionKey;
   private final boolean partitioningDisabled;
   private final double maxSkew;
+  private final int maxTargetsPerCollector;
+  private final long maxCostPerCollector;
 
   /**
    * A spec with no partitioning asked for (the strategy applies its default).
@@ -74,6 +78,44 @@ public final class AllocatorSpec {
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
       String partitionKey, boolean partitioningDisabled, double maxSkew) {
+    this(strategy, fallback, fallbackDisabled, loadFactor, movedShareWarning, listeners,
+        partitionKey, partitioningDisabled, maxSkew, 0, 0L);
+  }
+
+  /**
+   * A spec with every option.
+   *
+   * @param strategy the strategy's name; not null
+   * @param fallback the fallback strategy's name, or null when none was named
+   * @param fallbackDisabled true when the user opted out of any fallback
+   * @param loadFactor the bound on a collector's load relative to the mean, &gt; 1
+   * @param movedShareWarning the share of targets (0 to 1) above which one change that moves
+   *     them is logged as a warning
+   * @param listeners the listeners to notify, in order; copied
+   * @param partitionKey the partition key asked for ({@link
+   *     dev.apportion.allocation.Allocators#ZONE} or a label name), or null when none was named
+   * @param partitioningDisabled true when the user opted out of partitioning
+   * @param maxSkew the skew limit, a finite number &ge; 1, or NaN for none
+   * @param maxTargetsPerCollector the most targets a collector of capacity 1 may hold, or 0 for
+   *     no limit
+   * @param maxCostPerCollector the most cost a collector of capacity 1 may hold, or 0 for no
+   *     limit
+   * @throws NullPointerException if {@code strategy} or {@code listeners} is null
+   * @throws IllegalArgumentException if {@code fallback} is given while disabled, a partition key
+   *     while partitioning is disabled, a blank partition key, or a number is out of range
+   *     (a limit below 0)
+   * @since 0.2.0
+   */
+  public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
+      double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
+      String partitionKey, boolean partitioningDisabled, double maxSkew,
+      int maxTargetsPerCollector, long maxCostPerCollector) {
+    if (maxTargetsPerCollector < 0 || maxCostPerCollector < 0) {
+      throw new IllegalArgumentException("per-collector limits must be positive, or 0 for none: "
+          + maxTargetsPerCollector + ", " + maxCostPerCollector);
+    }
+    this.maxTargetsPerCollector = maxTargetsPerCollector;
+    this.maxCostPerCollector = maxCostPerCollector;
     if (partitionKey != null && partitionKey.isBlank()) {
       throw new IllegalArgumentException("partition key must not be blank");
     }
@@ -209,6 +251,30 @@ public final class AllocatorSpec {
    */
   public OptionalDouble maxSkew() {
     return Double.isNaN(maxSkew) ? OptionalDouble.empty() : OptionalDouble.of(maxSkew);
+  }
+
+  /**
+   * The most targets one collector of capacity 1 may hold; a collector of capacity {@code w} may
+   * hold {@code floor(limit * w)} (at least 1). Targets that fit on no collector stay
+   * unassigned.
+   *
+   * @return the limit, or empty for none
+   * @since 0.1.0
+   */
+  public OptionalInt maxTargetsPerCollector() {
+    return maxTargetsPerCollector == 0 ? OptionalInt.empty()
+        : OptionalInt.of(maxTargetsPerCollector);
+  }
+
+  /**
+   * The most {@linkplain dev.apportion.allocation.Target#cost() cost} one collector of capacity
+   * 1 may hold; a collector of capacity {@code w} may hold {@code floor(limit * w)}.
+   *
+   * @return the limit, or empty for none
+   * @since 0.1.0
+   */
+  public OptionalLong maxCostPerCollector() {
+    return maxCostPerCollector == 0 ? OptionalLong.empty() : OptionalLong.of(maxCostPerCollector);
   }
 
   /**

@@ -35,7 +35,8 @@ final class Charts {
 
   /**
    * Writes {@code distribution.png} (targets per collector after the initial placement, one line
-   * per strategy, collectors ranked busiest first) and {@code moved.png} (targets moved against
+   * per strategy, collectors ranked busiest first), {@code cost-distribution.png} (the same for
+   * cost relative to capacity) and {@code moved.png} (targets moved against
    * the minimum, one panel per scenario that changes the cluster).
    *
    * @return the files written
@@ -47,6 +48,12 @@ final class Charts {
     if (distribution != null) {
       Path file = dir.resolve("distribution.png");
       ChartUtils.saveChartAsPNG(file.toFile(), distribution, 900, 520);
+      written.add(file);
+    }
+    JFreeChart cost = costDistribution(results);
+    if (cost != null) {
+      Path file = dir.resolve("cost-distribution.png");
+      ChartUtils.saveChartAsPNG(file.toFile(), cost, 900, 520);
       written.add(file);
     }
     JFreeChart moved = moved(results);
@@ -85,6 +92,38 @@ final class Charts {
     style(plot);
     JFreeChart chart = new JFreeChart("Targets per collector after the initial placement",
         JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+    chart.setBackgroundPaint(Color.WHITE);
+    return chart;
+  }
+
+  /** Like {@link #distribution}, for each collector's cost relative to its capacity share. */
+  private static JFreeChart costDistribution(List<Result> results) {
+    XYSeriesCollection data = new XYSeriesCollection();
+    for (Result r : results) {
+      if (r.scenario() != ClusterScenario.INITIAL || r.costShares().length == 0) {
+        continue;
+      }
+      XYSeries s = new XYSeries(r.strategy());
+      for (int i = 0; i < r.costShares().length; i++) {
+        s.add(i + 1, r.costShares()[i]);
+      }
+      data.addSeries(s);
+    }
+    if (data.getSeriesCount() == 0) {
+      return null;
+    }
+    NumberAxis x = new NumberAxis("collectors, busiest first");
+    x.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
+    NumberAxis y = new NumberAxis("cost / capacity, over the mean (1 = its share)");
+    XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+    for (int i = 0; i < data.getSeriesCount(); i++) {
+      renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+      renderer.setSeriesStroke(i, new BasicStroke(2f));
+    }
+    XYPlot plot = new XYPlot(data, x, y, renderer);
+    style(plot);
+    JFreeChart chart = new JFreeChart("Cost per collector (relative to capacity) after the "
+        + "initial placement", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     chart.setBackgroundPaint(Color.WHITE);
     return chart;
   }

@@ -42,6 +42,26 @@ public final class Cluster {
     this.targets = duplicates == 0 ? List.copyOf(targets) : List.copyOf(distinct.values());
   }
 
+  private Cluster(SortedMap<String, String> zones, List<Collector> collectors,
+      List<Target> targets, int duplicates) {
+    this.zones = zones;
+    this.collectors = List.copyOf(collectors);
+    this.targets = List.copyOf(targets);
+    this.duplicates = duplicates;
+  }
+
+  /**
+   * This cluster with the same targets and collectors carrying other costs or capacities: the
+   * zones and the count of collapsed duplicates stay.
+   *
+   * @param newCollectors the collectors, one for each of this cluster's, in any order
+   * @param newTargets this cluster's targets (after collapsing), with costs attached
+   * @return the cluster
+   */
+  public Cluster with(List<Collector> newCollectors, List<Target> newTargets) {
+    return new Cluster(zones, newCollectors, newTargets, duplicates);
+  }
+
   /**
    * Node to zone, for the nodes whose zone is known.
    *

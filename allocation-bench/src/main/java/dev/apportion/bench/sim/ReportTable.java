@@ -9,7 +9,7 @@ import java.util.Set;
 /** Prints the simulator's results as one plain-text table per scenario. */
 final class ReportTable {
   private static final String ROW =
-      "%-24s %9s %9s %5s %16s %16s %8s %9s %7s %8s %10s %9s%n";
+      "%-24s %9s %9s %9s %9s %5s %16s %16s %8s %9s %7s %8s %10s %9s%n";
 
   private ReportTable() {}
 
@@ -22,17 +22,21 @@ final class ReportTable {
         current = r.scenario();
         out.println();
         out.printf(Locale.ROOT, "== %s ==%n", current.title());
-        out.printf(Locale.ROOT, ROW, "strategy", "peak/mean", "min/mean", "idle", "cross-node",
-            "cross-zone", "xz GB/h", "xz $/mo", "moved", "minimum", "unassigned", "time");
+        out.printf(Locale.ROOT, ROW, "strategy", "peak/mean", "min/mean", "cost p/m",
+            "cost m/m", "idle", "cross-node", "cross-zone", "xz GB/h", "xz $/mo", "moved",
+            "minimum", "unassigned", "time");
       }
       out.printf(Locale.ROOT, ROW, r.strategy(), ratio(r.peakOverMean()),
-          ratio(r.minOverMean()), r.idle(), share(r.crossNode(), r.nodeKnown()),
+          ratio(r.minOverMean()), ratio(r.costPeakOverMean()), ratio(r.costMinOverMean()),
+          r.idle(), share(r.crossNode(), r.nodeKnown()),
           share(r.crossZone(), r.zoneKnown()),
           String.format(Locale.ROOT, "%.2f", cost.gigabytesPerHour(r.crossZone())),
           String.format(Locale.ROOT, "%.0f", cost.dollarsPerMonth(r.crossZone())), r.moved(),
           r.minimumMoved(), r.unassigned(), millis(r.nanos()));
     }
     out.println();
+    out.println("peak/mean, min/mean: targets per collector; cost p/m, cost m/m: the same for "
+        + "cost (e.g. series per scrape) relative to each collector's capacity share.");
     out.println("cross-node, cross-zone: scrapes whose target and collector are on different "
         + "nodes (zones), of those where both are known.");
     out.printf(Locale.ROOT, "xz GB/h, xz $/mo: the cross-zone scrapes' transfer at %d bytes a "

@@ -21,11 +21,15 @@ package dev.apportion.bench.sim;
  *     start to a collector that is gone at the end
  * @param unassigned targets assigned to no collector at the end
  * @param nanos wall time of the scenario's allocator calls, summed
+ * @param costShares per collector, its cost relative to its capacity over the mean of that
+ *     ({@code (cost / capacity) / (total cost / total capacity)}), highest first: 1.0 everywhere
+ *     is each collector carrying exactly its capacity's share of the cost
  */
 public record Result(String strategy, ClusterScenario scenario, int collectors, int targets,
     // Built once by the simulator, then only read; a List<Integer> would box 1000s of loads.
     @SuppressWarnings("ArrayRecordComponent") int[] loads, int idle, int crossNode, int nodeKnown, int crossZone, int zoneKnown, int moved,
-    int minimumMoved, int unassigned, long nanos) {
+    int minimumMoved, int unassigned, long nanos,
+    @SuppressWarnings("ArrayRecordComponent") double[] costShares) {
 
   /**
    * Targets assigned to some collector.
@@ -67,5 +71,23 @@ public record Result(String strategy, ClusterScenario scenario, int collectors, 
   public double minOverMean() {
     double mean = mean();
     return mean == 0 ? 0 : loads[loads.length - 1] / mean;
+  }
+
+  /**
+   * The busiest collector's cost (relative to its capacity) over the mean.
+   *
+   * @return the ratio, 0 when nothing is assigned
+   */
+  public double costPeakOverMean() {
+    return costShares.length == 0 ? 0 : costShares[0];
+  }
+
+  /**
+   * The idlest collector's cost (relative to its capacity) over the mean.
+   *
+   * @return the ratio, 0 when nothing is assigned
+   */
+  public double costMinOverMean() {
+    return costShares.length == 0 ? 0 : costShares[costShares.length - 1];
   }
 }

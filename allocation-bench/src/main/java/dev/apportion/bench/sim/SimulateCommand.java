@@ -45,6 +45,27 @@ public final class SimulateCommand implements Callable<Integer> {
           + "the targets.")
   Path collectorsFile;
 
+  @Option(names = "--costs", paramLabel = "FILE",
+      description = "Target costs from a Prometheus instant-query response (/api/v1/query), e.g. "
+          + "of scrape_samples_scraped or scrape_series_added, matched on --cost-labels. "
+          + "Default: generated heavy-tailed (Pareto) costs for a generated cluster, 1 for a "
+          + "--targets file.")
+  Path costsFile;
+
+  @Option(names = "--cost-labels", paramLabel = "LABELS", split = ",",
+      description = "The labels --costs samples are matched on, comma-separated. Default: "
+          + "job,instance (a target's instance is its address unless it has that label).")
+  List<String> costLabels = new ArrayList<>(CostInputs.DEFAULT_MATCH);
+
+  @Option(names = "--unit-costs",
+      description = "Every target costs 1 (balance by target count only).")
+  boolean unitCosts;
+
+  @Option(names = "--capacities", paramLabel = "LIST", split = ",",
+      description = "Collector capacities, given in turn to the collectors in name order, e.g. "
+          + "1,2,4. Default: 1 for all.")
+  List<Double> capacities = new ArrayList<>();
+
   @Option(names = "--plot", paramLabel = "DIR",
       description = "Write charts (PNG) to this directory.")
   Path plotDir;
@@ -157,7 +178,7 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   private int simulate() throws InputException {
-    Cluster cluster = cluster();
+    Cluster cluster = withCostsAndCapacities(cluster());
     if (mode == Mode.LOCAL) {
       List<LocalSimulation.Row> rows = LocalSimulation.run(cluster);
       LocalSimulation.print(out, cluster, rows);
@@ -369,6 +390,41 @@ public final class SimulateCommand implements Callable<Integer> {
       }
     }
     return new Cluster(zoneMap, collectors, read.targets());
+  }
+
+  private Cluster withCostsAndCapacities(Cluster cluster) throws InputException {
+    if (costsFile != null && unitCosts) {
+      throw new InputException("--costs and --unit-costs exclude each other");
+    }
+    Cluster out = cluster;
+    if (costsFile != null) {
+      if (costLabels.isEmpty()) {
+        throw new InputException("--cost-labels names no label");
+      }
+      CostInputs.Costed c = CostInputs.attach(cluster, CostInputs.read(costsFile, costLabels),
+          costLabels);
+      err.println("costs: " + c.matched() + " of " + cluster.targets().size() + " targets "
+          + "matched a sample of " + costsFile + " on " + String.join(",", costLabels)
+          + "; the others cost the median, " + c.fallbackCost());
+      out = c.cluster();
+    } else if (!unitCosts && targetsFile == null) {
+      // Generated clusters get generated costs; a real one without --costs has none to show.
+      out = CostInputs.pareto(cluster, seed);
+    }
+    if (!capacities.isEmpty()) {
+      double[] pattern = new double[capacities.size()];
+      for (int i = 0; i < pattern.length; i++) {
+        double w = capacities.get(i);
+        if (!(w > 0) || Double.isInfinite(w)) {
+          throw new InputException("--capacities: each must be a finite number > 0: " + w);
+        }
+        pattern[i] = w;
+      }
+      List<Collector> sorted = new ArrayList<>(out.collectors());
+      java.util.Collections.sort(sorted);
+      out = CostInputs.capacities(out.with(sorted, out.targets()), pattern);
+    }
+    return out;
   }
 
   /** Accepts a scenario's id ("rolling-restart") or its constant's name. */

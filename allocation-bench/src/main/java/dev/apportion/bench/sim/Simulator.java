@@ -188,7 +188,25 @@ public final class Simulator {
       sorted[i] = sorted[j];
       sorted[j] = tmp;
     }
+    double totalCapacity = 0;
+    long totalCost = 0;
+    for (Collector c : collectors) {
+      totalCapacity += c.capacity();
+      totalCost += a.costOf(c.name());
+    }
+    double[] shares = new double[totalCost == 0 ? 0 : collectors.size()];
+    for (int i = 0; i < shares.length; i++) {
+      Collector c = collectors.get(i);
+      shares[i] = (a.costOf(c.name()) / c.capacity()) / (totalCost / totalCapacity);
+    }
+    Arrays.sort(shares);
+    for (int i = 0, j = shares.length - 1; i < j; i++, j--) {
+      double tmp = shares[i];
+      shares[i] = shares[j];
+      shares[j] = tmp;
+    }
     return new Result(strategy, scenario, collectors.size(), a.targets().size(), sorted, idle,
-        crossNode, nodeKnown, crossZone, zoneKnown, moved, minimum, a.unassigned().size(), nanos);
+        crossNode, nodeKnown, crossZone, zoneKnown, moved, minimum, a.unassigned().size(), nanos,
+        shares);
   }
 }

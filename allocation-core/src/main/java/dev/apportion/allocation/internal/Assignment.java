@@ -51,6 +51,16 @@ interface Assignment {
   int job(int slot);
 
   /**
+   * The target's cost ({@link Target#cost()}, 1 unless the caller attached one), read from a
+   * dense array: a non-negative {@code long}, so sums are exact and do not depend on the order
+   * they are taken in. {@link Member#cost()} is the sum over a member's targets.
+   *
+   * @param slot a slot in this view
+   * @return the cost
+   */
+  long cost(int slot);
+
+  /**
    * How many targets this view holds.
    *
    * @return the count

@@ -11,11 +11,13 @@ import java.util.List;
  * @param added members new to the set, name order
  * @param removed members gone from the set, name order; they hold no target any more
  * @param renoded members whose name stayed but whose node changed, name order
+ * @param reweighted members whose name stayed but whose {@linkplain Member#capacity() capacity}
+ *     changed (possibly with the node), name order; already updated
  * @param orphans slots of the targets that must be placed again, identity-hash order: those of
  *     removed members, or, on the first non-empty set, every target; already unassigned
  */
 record CollectorSetChange(Members before, Members after, List<Member> added,
-    List<Member> removed, List<Member> renoded, IntList orphans) {
+    List<Member> removed, List<Member> renoded, List<Member> reweighted, IntList orphans) {
 
   /**
    * A copy of this change for another view of the targets.
@@ -24,6 +26,7 @@ record CollectorSetChange(Members before, Members after, List<Member> added,
    * @return the copy
    */
   public CollectorSetChange withOrphans(IntList viewOrphans) {
-    return new CollectorSetChange(before, after, added, removed, renoded, viewOrphans);
+    return new CollectorSetChange(before, after, added, removed, renoded, reweighted,
+        viewOrphans);
   }
 }

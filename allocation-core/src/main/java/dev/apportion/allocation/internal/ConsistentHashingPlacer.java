@@ -66,23 +66,36 @@ final class ConsistentHashingPlacer implements Placer {
   /** Salt for the per-collector rounding offset {@code u}. */
   private static final long CAP_SALT = 0x2545F4914F6CDD1DL;
 
+  /**
+   * Hysteresis of the cost churn rule: a change of costs alone re-places nothing until some
+   * collector carries more than its cap times {@code 1 + COST_SLACK}.
+   */
+  static final double COST_SLACK = 0.1;
+
   private final double loadFactor;
   private final int virtualNodes;
   private final LongSort longSort = new LongSort();
 
   // The ring: positions (high bits) | member id (low bits), ascending as unsigned numbers.
   private long[] tokens = new long[0];
-  /** The member each id's tokens were made for. */
+  /** The member each id's tokens were made for, and for which capacity. */
   private Member[] ringIds = new Member[0];
+  private double[] ringCapacity = new double[0];
   private Members ringFor;
 
   // Scratch by member id.
   private Member[] byId = new Member[0];
-  private int[] caps = new int[0];
-  private int[] counts = new int[0];
+  private long[] caps = new long[0];
+  private long[] loads = new long[0];
+
+  // By slot: the cost the last placement used (the cost churn rule), and for which target.
+  private long[] placedCost = new long[0];
+  private long[] placedHash = new long[0];
+  private boolean[] placedKnown = new boolean[0];
 
   // Scratch by position in the view's identity-hash order.
   private int[] chosen = new int[0];
+  private long[] cost = new long[0];
   private long[] distance = new long[0];
   private long[] keys = new long[0];
   private final IntList pending = new IntList();
@@ -93,9 +106,9 @@ final class ConsistentHashingPlacer implements Placer {
   }
 
   /**
-   * A placer whose ring has {@code virtualNodes} tokens per collector. Fewer tokens make each
-   * collector change cheaper and the arcs less even; for a small set of targets the caps, not
-   * the arcs, decide the balance.
+   * A placer whose ring has {@code virtualNodes} tokens per unit of capacity. Fewer tokens make
+   * each collector change cheaper and the arcs less even; for a small set of targets the caps,
+   * not the arcs, decide the balance.
    */
   ConsistentHashingPlacer(double loadFactor, int virtualNodes) {
     this.loadFactor = loadFactor;
@@ -115,20 +128,74 @@ final class ConsistentHashingPlacer implements Placer {
     place(change.after(), assignment);
   }
 
+  /**
+   * The cost churn rule: a change of costs alone moves nothing while every collector carries at
+   * most its cap times {@code 1 + }{@value #COST_SLACK}. Past that, the targets of the collectors
+   * over it are re-placed with their new costs (the others keep the costs they were placed with),
+   * so the over-full collectors shed their farthest targets and little else moves.
+   */
+  @Override
+  public void costsChanged(IntList recosted, Members members, Assignment assignment) {
+    int n = assignment.size();
+    if (n == 0 || members.isEmpty()) {
+      return;
+    }
+    ring(members);
+    long total = placedCosts(assignment, n);
+    computeCaps(members, total);
+    boolean over = false;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      over |= m.cost() > caps[m.id()] * (1 + COST_SLACK);
+    }
+    if (!over) {
+      return;
+    }
+    for (int i = 0; i < n; i++) {
+      int slot = assignment.slotAt(i);
+      Member owner = assignment.ownerOf(slot);
+      if (owner != null && owner.cost() > caps[owner.id()] * (1 + COST_SLACK)) {
+        placedCost[slot] = assignment.cost(slot);
+      }
+    }
+    place(members, assignment);
+  }
+
   /** The cap for {@code n} targets on {@code c} collectors: {@link AllocatorSpec#boundedLoadCap}. */
   static int cap(double loadFactor, int n, int c) {
     return AllocatorSpec.boundedLoadCap(loadFactor, n, c);
   }
 
   /**
-   * One collector's cap: {@code max(ceil(n / c), floor(loadFactor * n / c + u))} with {@code u}
-   * drawn from the collector's hash; never above {@link #cap}.
+   * One collector's cap, for a total cost {@code total} (the number of targets when no target has
+   * a cost): {@code max(ceil(total * share), floor(loadFactor * total * share + u))}, where
+   * {@code share} is the collector's capacity over the total capacity ({@code 1 / c} when all are
+   * equal) and {@code u} in [0, 1) is drawn from the collector's hash ({@code 0} once the even
+   * share is 1000 or more, as with real costs, so no load exceeds loadFactor times its share).
+   * Never above
+   * {@link #cap} for equal capacities.
    */
-  static int memberCap(double loadFactor, int n, int c, long memberHash) {
-    int even = (int) ((n + (long) c - 1) / c);
-    double u = (HashRings.mix(memberHash ^ CAP_SALT) >>> 11) * 0x1.0p-53;
-    int rounded = (int) Math.floor(loadFactor * n / c - 1e-9 + u);
+  static long memberCap(double loadFactor, long total, int c, long memberHash, double capacity,
+      double totalCapacity, boolean uniform) {
+    long even;
+    double x;
+    if (uniform) {
+      even = (total + c - 1) / c;
+      x = loadFactor * total / c;
+    } else {
+      even = (long) Math.ceil(total * capacity / totalCapacity - 1e-9);
+      x = loadFactor * total * capacity / totalCapacity;
+    }
+    // Randomized rounding spreads the caps' steps over the collectors (few caps change at once);
+    // once a cap is a thousand units or more a unit no longer matters, and rounding down keeps
+    // every load within loadFactor times its share exactly.
+    double u = even >= 1000 ? 0 : (HashRings.mix(memberHash ^ CAP_SALT) >>> 11) * 0x1.0p-53;
+    long rounded = (long) Math.floor(x - 1e-9 + u);
     return Math.max(even, rounded);
+  }
+
+  private int tokenCount(double capacity) {
+    return (int) Math.max(16, Math.min(1 << 16, Math.round(virtualNodes * capacity)));
   }
 
   // Identity, on purpose: a Members is immutable, and a new one means the set changed.
@@ -150,7 +217,8 @@ final class ConsistentHashingPlacer implements Placer {
       Member m = members.get(i);
       byId[m.id()] = m;
     }
-    // Keep the tokens of members still here under the same id and name; make the others'.
+    // Keep the tokens of members still here under the same id, name and capacity; make the
+    // others'.
     long[] kept = new long[tokens.length];
     int k = 0;
     for (long t : tokens) {
@@ -160,14 +228,16 @@ final class ConsistentHashingPlacer implements Placer {
     }
     int fresh = 0;
     for (int i = 0; i < members.size(); i++) {
-      fresh += onRing(members.get(i).id()) ? 0 : 1;
+      Member m = members.get(i);
+      fresh += onRing(m.id()) ? 0 : tokenCount(m.capacity());
     }
-    long[] added = new long[fresh * virtualNodes];
+    long[] added = new long[fresh];
     int a = 0;
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
       if (!onRing(m.id())) {
-        for (int j = 0; j < virtualNodes; j++) {
+        int count = tokenCount(m.capacity());
+        for (int j = 0; j < count; j++) {
           long pos = HashRings.mix(m.hash() + (j + 1) * GOLDEN) & POSITION_MASK;
           // Flipped sign bit: the signed sort orders them as unsigned numbers.
           added[a++] = (pos | m.id()) ^ Long.MIN_VALUE;
@@ -180,14 +250,20 @@ final class ConsistentHashingPlacer implements Placer {
     }
     tokens = merge(kept, k, added, a);
     ringIds = new Member[byId.length];
-    System.arraycopy(byId, 0, ringIds, 0, byId.length);
+    ringCapacity = new double[byId.length];
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      ringIds[m.id()] = m;
+      ringCapacity[m.id()] = m.capacity();
+    }
     ringFor = members;
   }
 
   /** Whether the ring's tokens for {@code id} belong to the member that has it now. */
   @SuppressWarnings("ReferenceEquality") // the same Member object: same name, so same tokens
   private boolean onRing(int id) {
-    return id < ringIds.length && ringIds[id] != null && ringIds[id] == byId[id];
+    return id < ringIds.length && ringIds[id] != null && ringIds[id] == byId[id]
+        && ringCapacity[id] == byId[id].capacity();
   }
 
   private static long[] merge(long[] x, int xn, long[] y, int yn) {
@@ -223,40 +299,101 @@ final class ConsistentHashingPlacer implements Placer {
     return lo == tokens.length ? 0 : lo;
   }
 
+  /**
+   * Fills {@link #placedCost} for the view: a slot keeps the cost it was last placed with while
+   * it holds the same target; a new target brings its current cost.
+   *
+   * @return the view's total placed cost
+   */
+  private long placedCosts(Assignment assignment, int n) {
+    int maxSlot = 0;
+    for (int i = 0; i < n; i++) {
+      maxSlot = Math.max(maxSlot, assignment.slotAt(i));
+    }
+    if (placedCost.length <= maxSlot) {
+      int size = Math.max(maxSlot + 1, placedCost.length * 2);
+      placedCost = Arrays.copyOf(placedCost, size);
+      placedHash = Arrays.copyOf(placedHash, size);
+      placedKnown = Arrays.copyOf(placedKnown, size);
+    }
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      int slot = assignment.slotAt(i);
+      long h = assignment.hash(slot);
+      if (!placedKnown[slot] || placedHash[slot] != h) {
+        placedKnown[slot] = true;
+        placedHash[slot] = h;
+        placedCost[slot] = assignment.cost(slot);
+      }
+      total += placedCost[slot];
+    }
+    return total;
+  }
+
+  private void computeCaps(Members members, long total) {
+    if (caps.length < byId.length) {
+      caps = new long[byId.length];
+      loads = new long[byId.length];
+    }
+    int c = members.size();
+    for (int i = 0; i < c; i++) {
+      Member m = members.get(i);
+      caps[m.id()] = memberCap(loadFactor, total, c, m.hash(), m.capacity(),
+          members.totalCapacity(), members.uniformCapacity());
+    }
+  }
+
   private void place(Members members, Assignment assignment) {
     int n = assignment.size();
     if (n == 0) {
       return;
     }
     ring(members);
+    long total = placedCosts(assignment, n);
+    computeCaps(members, total);
     int c = members.size();
-    if (caps.length < byId.length) {
-      caps = new int[byId.length];
-      counts = new int[byId.length];
-    }
-    Arrays.fill(counts, 0);
+    Arrays.fill(loads, 0);
+    long largestCap = 0;
     for (int i = 0; i < c; i++) {
-      Member m = members.get(i);
-      caps[m.id()] = memberCap(loadFactor, n, c, m.hash());
+      largestCap = Math.max(largestCap, caps[members.get(i).id()]);
     }
     if (chosen.length < n) {
       chosen = new int[n];
+      cost = new long[n];
       distance = new long[n];
       keys = new long[n];
     }
-    proposeToOwners(assignment, n);
+    for (int i = 0; i < n; i++) {
+      cost[i] = placedCost[assignment.slotAt(i)];
+    }
+    pending.clear();
+    // A target costlier than every cap goes first, where it fits best; no other target joins it
+    // on a collector it fills.
+    for (int i = 0; i < n; i++) {
+      distance[i] = 0;
+      if (cost[i] > largestCap) {
+        chosen[i] = fitsBest(members, cost[i]);
+        loads[chosen[i]] += cost[i];
+        distance[i] = -1;
+      }
+    }
+    proposeToOwners(assignment, n, members);
     int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(byId.length - 1));
     int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
-    pending.clear();
     // Round 1: the owners offered more than their cap keep the closest.
     int k = 0;
     for (int i = 0; i < n; i++) {
+      if (distance[i] == -1) {
+        continue;
+      }
       int id = chosen[i];
-      if (counts[id] > caps[id]) {
+      if (offered[id] > caps[id]) {
         keys[k++] = key(id, distance[i], i, idBits, indexBits);
+      } else {
+        loads[id] += cost[i];
       }
     }
-    accept(k, idBits, indexBits, true);
+    accept(k, idBits, indexBits);
     for (int round = 1; round <= PROBE_ROUNDS && !pending.isEmpty(); round++) {
       k = 0;
       for (int p = 0; p < pending.size(); p++) {
@@ -264,7 +401,7 @@ final class ConsistentHashingPlacer implements Placer {
         long probe = HashRings.mix(assignment.hash(assignment.slotAt(i)) + round * PROBE_GAMMA);
         int t = tokenIndex(probe);
         int id = (int) (tokens[t] & ID_MASK);
-        if (counts[id] < caps[id]) {
+        if (loads[id] + cost[i] <= caps[id]) {
           keys[k++] = key(id, (tokens[t] & POSITION_MASK) - (probe & POSITION_MASK), i, idBits,
               indexBits);
         } else {
@@ -272,7 +409,7 @@ final class ConsistentHashingPlacer implements Placer {
         }
       }
       pending.clear();
-      accept(k, idBits, indexBits, false);
+      accept(k, idBits, indexBits);
       for (int p = 0; p < next.size(); p++) {
         pending.add(next.get(p));
       }
@@ -281,8 +418,8 @@ final class ConsistentHashingPlacer implements Placer {
     Arrays.sort(pending.array(), 0, pending.size());
     for (int p = 0; p < pending.size(); p++) {
       int i = pending.get(p);
-      chosen[i] = clockwiseWithRoom(assignment.hash(assignment.slotAt(i)));
-      counts[chosen[i]]++;
+      chosen[i] = clockwiseWithRoom(members, assignment.hash(assignment.slotAt(i)), cost[i]);
+      loads[chosen[i]] += cost[i];
     }
     pending.clear();
     for (int i = 0; i < n; i++) {
@@ -297,11 +434,19 @@ final class ConsistentHashingPlacer implements Placer {
     }
   }
 
+  /** Per member id: the cost offered in round 1. */
+  private long[] offered = new long[0];
+
   /**
    * Round 1's proposals, by one merge walk: the view is in identity-hash order (unsigned), and so
-   * are the tokens. Counts the proposals per collector.
+   * are the tokens. Sums the cost offered to each collector, with what it already holds. Skips
+   * the targets already placed (distance -1).
    */
-  private void proposeToOwners(Assignment assignment, int n) {
+  private void proposeToOwners(Assignment assignment, int n, Members members) {
+    if (offered.length < byId.length) {
+      offered = new long[byId.length];
+    }
+    Arrays.fill(offered, 0);
     long[] ring = tokens;
     int t = 0;
     for (int i = 0; i < n; i++) {
@@ -309,11 +454,20 @@ final class ConsistentHashingPlacer implements Placer {
       while (t < ring.length && Long.compareUnsigned(ring[t] & POSITION_MASK, q) < 0) {
         t++;
       }
+      if (distance[i] == -1) {
+        continue;
+      }
       long token = ring[t == ring.length ? 0 : t];
       int id = (int) (token & ID_MASK);
       chosen[i] = id;
+      // Never -1: the distance is below 2^64 - 2^20 (positions have their low bits clear).
       distance[i] = (token & POSITION_MASK) - q;
-      counts[id]++;
+      offered[id] += cost[i];
+    }
+    // What a collector already holds (a target no cap can hold) counts as offered too.
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      offered[id] += loads[id];
     }
   }
 
@@ -327,29 +481,17 @@ final class ConsistentHashingPlacer implements Placer {
   }
 
   /**
-   * Sorts {@code keys[0 .. k)} and lets each collector keep the closest proposals while it has
-   * room: in round 1 its count already holds what it kept of the proposals not listed (all of
-   * them, since it was over its cap only when listed), so the listed ones compete for
-   * {@code cap}; later rounds compete for what is left. The rejected go to {@link #pending}.
+   * Sorts {@code keys[0 .. k)} and lets each collector keep, closest first, every proposal that
+   * still fits under its cap; the rejected go to {@link #pending}.
    */
-  private void accept(int k, int idBits, int indexBits, boolean firstRound) {
+  private void accept(int k, int idBits, int indexBits) {
     longSort.sort(keys, k);
     long indexMask = (1L << indexBits) - 1;
-    int group = -1;
-    int room = 0;
     for (int j = 0; j < k; j++) {
       int id = (int) (keys[j] >>> (63 - idBits));
       int i = (int) (keys[j] & indexMask);
-      if (id != group) {
-        group = id;
-        room = firstRound ? caps[id] : caps[id] - counts[id];
-        if (firstRound) {
-          counts[id] = 0;
-        }
-      }
-      if (room > 0) {
-        room--;
-        counts[id]++;
+      if (loads[id] + cost[i] <= caps[id]) {
+        loads[id] += cost[i];
         chosen[i] = id;
       } else {
         pending.add(i);
@@ -357,15 +499,36 @@ final class ConsistentHashingPlacer implements Placer {
     }
   }
 
-  /** The first collector clockwise from {@code hash} with room left. */
-  private int clockwiseWithRoom(long hash) {
+  /**
+   * The first collector clockwise from {@code hash} with room for {@code targetCost}, or where it
+   * fits best when none has.
+   */
+  private int clockwiseWithRoom(Members members, long hash, long targetCost) {
     int start = tokenIndex(hash);
     for (int step = 0; step < tokens.length; step++) {
       int id = (int) (tokens[(start + step) % tokens.length] & ID_MASK);
-      if (counts[id] < caps[id]) {
+      if (loads[id] + targetCost <= caps[id]) {
         return id;
       }
     }
-    throw new IllegalStateException("no collector below its cap");
+    return fitsBest(members, targetCost);
+  }
+
+  /**
+   * The collector whose load relative to its capacity is the least once {@code targetCost} is
+   * added; ties to the smaller name. For a target no cap can hold.
+   */
+  private int fitsBest(Members members, long targetCost) {
+    int best = -1;
+    double bestLoad = Double.POSITIVE_INFINITY;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      double load = (loads[m.id()] + targetCost) / m.capacity();
+      if (load < bestLoad) {
+        bestLoad = load;
+        best = m.id();
+      }
+    }
+    return best;
   }
 }

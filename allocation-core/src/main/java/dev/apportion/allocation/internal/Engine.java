@@ -37,6 +37,14 @@ import org.slf4j.LoggerFactory;
  * publishes it with one volatile write. Readers only ever read that field: they never block and
  * never see a half-applied change.
  *
+ * <p><b>Target cost and collector capacity.</b> A target's cost travels with it
+ * ({@link Target#cost()}); the slots keep it in a dense array and each member's total up to date,
+ * and a write that changed costs tells the placer ({@link Placer#costsChanged}) and republishes
+ * only the per-collector totals. A collector's capacity travels with it; a change of capacity
+ * alone is a collector change ({@link CollectorSetChange#reweighted()}). The optional
+ * per-collector limit is the engine's, not the strategies': {@link CollectorLimits} runs after
+ * every placement.
+ *
  * <p><b>Cost.</b> {@code setTargets}: one table probe per given target, one pass over the known
  * slots to find the dropped ones, O(a log a) to order {@code a} added ones, plus the placer and
  * the publisher's cost for what changed; an unchanged re-set allocates nothing and publishes
@@ -53,6 +61,8 @@ final class Engine implements Allocator {
   private final NodeZones zones;
   private final List<AllocationListener> listeners;
   private final double movedShareWarning;
+  @GuardedBy("lock")
+  private final CollectorLimits limits;
 
   private static final int BATCH = 16;
 
@@ -89,7 +99,7 @@ final class Engine implements Allocator {
    */
   Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning) {
-    this(strategy, placer, listeners, movedShareWarning, -1L, new NodeZones());
+    this(strategy, placer, listeners, movedShareWarning, -1L, new NodeZones(), 0, 0L);
   }
 
   /**
@@ -98,7 +108,19 @@ final class Engine implements Allocator {
    */
   Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning, NodeZones zones) {
-    this(strategy, placer, listeners, movedShareWarning, -1L, zones);
+    this(strategy, placer, listeners, movedShareWarning, -1L, zones, 0, 0L);
+  }
+
+  /**
+   * An engine as {@link #Engine(String, Placer, List, double, NodeZones)}, with a per-collector
+   * limit ({@link CollectorLimits}).
+   *
+   * @param maxTargets the most targets per unit of capacity, or 0 for no limit
+   * @param maxCost the most cost per unit of capacity, or 0 for no limit
+   */
+  Engine(String strategy, Placer placer, List<AllocationListener> listeners,
+      double movedShareWarning, NodeZones zones, int maxTargets, long maxCost) {
+    this(strategy, placer, listeners, movedShareWarning, -1L, zones, maxTargets, maxCost);
   }
 
   /**
@@ -107,12 +129,13 @@ final class Engine implements Allocator {
    */
   Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning, long keyMask) {
-    this(strategy, placer, listeners, movedShareWarning, keyMask, new NodeZones());
+    this(strategy, placer, listeners, movedShareWarning, keyMask, new NodeZones(), 0, 0L);
   }
 
   private Engine(String strategy, Placer placer, List<AllocationListener> listeners,
-      double movedShareWarning, long keyMask, NodeZones zones) {
+      double movedShareWarning, long keyMask, NodeZones zones, int maxTargets, long maxCost) {
     this.zones = zones;
+    this.limits = new CollectorLimits(strategy, LOG, maxTargets, maxCost);
     this.strategy = strategy;
     this.placer = placer;
     this.listeners = List.copyOf(listeners);
@@ -153,6 +176,7 @@ final class Engine implements Allocator {
       }
       slots.settleRelabels();
       slots.dropUnseenAndOrderAdded();
+      limits.forget(slots.removed());
       placer.targetsChanged(slots.added(), slots.removed(), members, slots);
       renoded.clear();
       List<Target> from = slots.relabeledFrom();
@@ -166,6 +190,12 @@ final class Engine implements Allocator {
         slots.sorter().sort(renoded.array(), renoded.size(), slots.hashes(), slots.targets());
         placer.nodesChanged(renoded, members, slots);
       }
+      IntList recosted = slots.recosted();
+      if (!recosted.isEmpty() && !members.isEmpty()) {
+        slots.sorter().sort(recosted.array(), recosted.size(), slots.hashes(), slots.targets());
+        placer.costsChanged(recosted, members, slots);
+      }
+      limits.enforce(slots, members);
       logDuplicates(duplicates, targets.size());
       publish(Cause.SET_TARGETS, before, start, false);
     } finally {
@@ -182,8 +212,12 @@ final class Engine implements Allocator {
       return 0;
     }
     int duplicate = slots.markFoundSeen() ? 0 : 1;
-    if (!slots.foundSameLabels()) {
-      slots.relabel(s, t);
+    if (!slots.foundUnchanged()) {
+      if (slots.foundSameLabels()) {
+        slots.recost(s, t);
+      } else {
+        slots.relabel(s, t);
+      }
     }
     return duplicate;
   }
@@ -258,6 +292,8 @@ final class Engine implements Allocator {
     Member[] next = new Member[byName.size()];
     List<Member> added = new ArrayList<>();
     List<Member> renodedMembers = new ArrayList<>();
+    List<Member> reweighted = new ArrayList<>();
+    boolean valueChanged = false;
     int i = 0;
     for (Collector c : byName.values()) {
       Member m = members.byName(c.name());
@@ -266,9 +302,17 @@ final class Engine implements Allocator {
         slots.register(m);
         added.add(m);
       } else if (!m.collector().equals(c)) {
+        Collector old = m.collector();
         m.collector(c);
-        renodedMembers.add(m);
+        valueChanged = true;
+        if (!old.node().equals(c.node())) {
+          renodedMembers.add(m);
+        }
+        if (Double.compare(old.capacity(), c.capacity()) != 0) {
+          reweighted.add(m);
+        }
       }
+      limits.apply(m);
       next[i++] = m;
     }
     List<Member> removed = new ArrayList<>();
@@ -281,8 +325,7 @@ final class Engine implements Allocator {
       next[j].index(j);
     }
     Members after = new Members(next);
-    boolean changed = first || !added.isEmpty() || !removed.isEmpty()
-        || !renodedMembers.isEmpty();
+    boolean changed = first || !added.isEmpty() || !removed.isEmpty() || valueChanged;
     if (changed) {
       orphans.clear();
       if (first) {
@@ -301,7 +344,9 @@ final class Engine implements Allocator {
       zones.learn(after);
       placer.collectorsChanged(new CollectorSetChange(previous, after,
           Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
-          Collections.unmodifiableList(renodedMembers), orphans), slots);
+          Collections.unmodifiableList(renodedMembers), Collections.unmodifiableList(reweighted),
+          orphans), slots);
+      limits.enforce(slots, members);
     }
     orphans.reset();
     publish(Cause.SET_COLLECTORS, before, start, changed);

@@ -21,6 +21,15 @@ import java.util.Arrays;
  * another pass collect the next fewest. When the level empties, the next one is the collectors
  * just promoted plus those already at {@code L + 1}.
  *
+ * <p><b>Cost and capacity.</b> In general the least-loaded collector is the one with the least
+ * {@link Member#cost()} relative to its {@link Member#capacity()}; ties go to the fewest targets
+ * of the same job, then to the smaller name. When that order is the order by target count (every
+ * target to place and every target held has the same cost, and the capacities are equal; always
+ * so by default) the level design above runs, unchanged. Otherwise a binary heap over the
+ * members keyed by {@code cost / capacity} (then index) gives the least; members tied with it
+ * are compared by their count of the job. Costs are read only when placing: a change of cost
+ * alone never moves a target (the strategy never rebalances).
+ *
  * <p><b>Guarantees.</b> Never moves a target whose collector lives: removing a collector moves
  * only its targets, adding one moves nothing (a new collector receives only new or orphaned
  * targets; it never rebalances). Spreads each job evenly when targets arrive together.
@@ -29,7 +38,8 @@ import java.util.Arrays;
  * Per placement: O(1) amortized, plus, once per job met at each level and per distinct count of
  * that job among the level's collectors, one pass over the level. A full placement of {@code n} targets over {@code c} collectors and {@code j}
  * jobs costs about O(n + (n / c) * j * c) = O(n * j) in the worst case, O(n) when the jobs are
- * few; upstream's costs O(n * c).
+ * few; upstream's costs O(n * c). The weighted path: O(log c) per placement, plus the members
+ * tied with the least (all of them while many are empty).
  */
 final class LeastWeightedPlacer implements Placer {
   // Scratch, reused across calls.
@@ -43,6 +53,11 @@ final class LeastWeightedPlacer implements Placer {
   private int[] jobCount = new int[0];
   private int[] jobMin = new int[0];
   private final IntList promoted = new IntList();
+  // The weighted path's heap of member indices, keyed by load[i] = cost / capacity.
+  private int[] heap = new int[0];
+  private double[] heapKey = new double[0];
+  private int heapSize;
+  private final IntList tied = new IntList();
 
   @Override
   public void targetsChanged(IntList added, IntList removed, Members members,
@@ -59,6 +74,10 @@ final class LeastWeightedPlacer implements Placer {
 
   private void place(IntList slots, Members members, Assignment assignment) {
     if (slots.isEmpty()) {
+      return;
+    }
+    if (!countsOrderLoads(slots, members, assignment)) {
+      placeWeighted(slots, members, assignment);
       return;
     }
     int c = members.size();
@@ -117,6 +136,119 @@ final class LeastWeightedPlacer implements Placer {
     for (int i = 0; i < levelSize; i++) {
       inLevel[level[i]] = false;
     }
+  }
+
+  /**
+   * Whether ordering by cost relative to capacity is ordering by target count: equal capacities,
+   * and every target to place and every target held costs the same.
+   */
+  private static boolean countsOrderLoads(IntList slots, Members members,
+      Assignment assignment) {
+    if (!members.uniformCapacity()) {
+      return false;
+    }
+    long unit = assignment.cost(slots.get(0));
+    for (int i = 1; i < slots.size(); i++) {
+      if (assignment.cost(slots.get(i)) != unit) {
+        return false;
+      }
+    }
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (m.cost() != m.load() * unit) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void placeWeighted(IntList slots, Members members, Assignment assignment) {
+    int c = members.size();
+    if (heap.length < c) {
+      heap = new int[c];
+      heapKey = new double[c];
+    }
+    double[] capacities = members.capacities();
+    heapSize = 0;
+    for (int i = 0; i < c; i++) {
+      heapKey[i] = members.get(i).cost() / capacities[i];
+      heap[heapSize++] = i;
+    }
+    for (int i = heapSize / 2 - 1; i >= 0; i--) {
+      down(i);
+    }
+    for (int k = 0; k < slots.size(); k++) {
+      int slot = slots.get(k);
+      int job = assignment.job(slot);
+      // The least key, and every member tied with it: the fewest of the job wins, then index.
+      tied.clear();
+      double least = heapKey[heap[0]];
+      while (heapSize > 0 && heapKey[heap[0]] == least) {
+        tied.add(pop());
+      }
+      int chosen = tied.get(0);
+      int chosenJob = members.get(chosen).jobLoad(job);
+      for (int t = 1; t < tied.size(); t++) {
+        int idx = tied.get(t);
+        int j = members.get(idx).jobLoad(job);
+        if (j < chosenJob || (j == chosenJob && idx < chosen)) {
+          chosen = idx;
+          chosenJob = j;
+        }
+      }
+      Member m = members.get(chosen);
+      assignment.place(slot, m);
+      heapKey[chosen] = m.cost() / capacities[chosen];
+      for (int t = 0; t < tied.size(); t++) {
+        push(tied.get(t));
+      }
+    }
+  }
+
+  private boolean less(int a, int b) {
+    double ka = heapKey[a];
+    double kb = heapKey[b];
+    return ka < kb || (ka == kb && a < b);
+  }
+
+  private void down(int i) {
+    int x = heap[i];
+    while (true) {
+      int l = 2 * i + 1;
+      if (l >= heapSize) {
+        break;
+      }
+      int r = l + 1;
+      int m = r < heapSize && less(heap[r], heap[l]) ? r : l;
+      if (!less(heap[m], x)) {
+        break;
+      }
+      heap[i] = heap[m];
+      i = m;
+    }
+    heap[i] = x;
+  }
+
+  private int pop() {
+    int top = heap[0];
+    heap[0] = heap[--heapSize];
+    if (heapSize > 0) {
+      down(0);
+    }
+    return top;
+  }
+
+  private void push(int x) {
+    int i = heapSize++;
+    while (i > 0) {
+      int p = (i - 1) / 2;
+      if (!less(x, heap[p])) {
+        break;
+      }
+      heap[i] = heap[p];
+      i = p;
+    }
+    heap[i] = x;
   }
 
   private void enter(int index) {

@@ -6,7 +6,8 @@ import java.util.Arrays;
 
 /**
  * The engine's mutable record of one collector: its stable id, its position in the current
- * name-ordered set, and how much it holds (in all, and per job). Owned by the writer (touched only
+ * name-ordered set, its capacity and limits, and how much it holds (targets in all and per job,
+ * and their total cost). Owned by the writer (touched only
  * under the engine's lock); readers never see it. One object per collector name lives as long as
  * that name stays in the collector set, across node changes.
  */
@@ -17,6 +18,12 @@ final class Member {
   private Collector collector;
   private int index;
   private int load;
+  /** Sum of the costs ({@link Assignment#cost}) of the targets it holds. */
+  private long cost;
+  /** The most targets it may hold: {@link Integer#MAX_VALUE} when unlimited. */
+  private int targetLimit = Integer.MAX_VALUE;
+  /** The most cost it may hold: {@link Long#MAX_VALUE} when unlimited. */
+  private long costLimit = Long.MAX_VALUE;
   /** Targets held per job id; grown on demand. */
   private int[] jobLoads = new int[0];
 
@@ -61,6 +68,63 @@ final class Member {
     this.collector = c;
   }
 
+  /**
+   * The collector's capacity ({@link Collector#capacity()}): a finite number &gt; 0, 1 unless
+   * the caller set it. Strategies balance {@link #cost()} / capacity.
+   *
+   * @return the capacity
+   */
+  public double capacity() {
+    return collector.capacity();
+  }
+
+  /**
+   * Total cost of the targets it holds: the sum of {@link Assignment#cost} over them, kept up to
+   * date by the engine as targets are placed, dropped or change cost.
+   *
+   * @return the sum
+   */
+  public long cost() {
+    return cost;
+  }
+
+  /**
+   * The most targets the per-collector limit lets it hold ({@code floor(maxTargets * capacity)},
+   * at least 1), or {@link Integer#MAX_VALUE} when there is no limit. The engine enforces it
+   * after the placer ran; a placer may use it to avoid proposing to a full member.
+   *
+   * @return the limit
+   */
+  public int targetLimit() {
+    return targetLimit;
+  }
+
+  /**
+   * The most cost the per-collector limit lets it hold ({@code floor(maxCost * capacity)}), or
+   * {@link Long#MAX_VALUE} when there is no limit. Enforced like {@link #targetLimit()}.
+   *
+   * @return the limit
+   */
+  public long costLimit() {
+    return costLimit;
+  }
+
+  /**
+   * Whether one more target of {@code targetCost} fits under both limits. An empty member always
+   * takes a target (a target costlier than every limit is placed alone rather than nowhere).
+   *
+   * @param targetCost the target's cost
+   * @return true when it fits
+   */
+  public boolean fits(long targetCost) {
+    return load == 0 || (load < targetLimit && cost <= costLimit - targetCost);
+  }
+
+  void limits(int targetLimit, long costLimit) {
+    this.targetLimit = targetLimit;
+    this.costLimit = costLimit;
+  }
+
   /** Position in the current {@link Members}, name order. @return the index */
   public int index() {
     return index;
@@ -85,16 +149,22 @@ final class Member {
     return job < jobLoads.length ? jobLoads[job] : 0;
   }
 
-  void add(int job) {
+  void add(int job, long targetCost) {
     load++;
+    cost += targetCost;
     if (job >= jobLoads.length) {
       jobLoads = Arrays.copyOf(jobLoads, Math.max(job + 1, jobLoads.length * 2));
     }
     jobLoads[job]++;
   }
 
-  void remove(int job) {
+  void recost(long delta) {
+    cost += delta;
+  }
+
+  void remove(int job, long targetCost) {
     load--;
+    cost -= targetCost;
     jobLoads[job]--;
   }
 

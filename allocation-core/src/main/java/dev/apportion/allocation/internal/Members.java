@@ -5,19 +5,89 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
 
-/** An immutable, name-ordered set of {@link Member}s: the collector set of one moment. */
+/**
+ * An immutable, name-ordered set of {@link Member}s: the collector set of one moment, with their
+ * capacities as of that moment (read once here, so a placement loop reads flat arrays).
+ */
 final class Members extends AbstractList<Member> implements RandomAccess {
   static final Members EMPTY = new Members(new Member[0]);
 
   private final Member[] members;
   private final long[] hashes;
+  private final double[] capacities;
+  private final double totalCapacity;
+  private final boolean uniformCapacity;
+  /** By index: the position of its capacity in {@link #classCapacities}. */
+  private final int[] capacityClass;
+  /** The distinct capacities, ascending. */
+  private final double[] classCapacities;
 
   Members(Member[] sortedByName) {
     this.members = sortedByName;
-    this.hashes = new long[sortedByName.length];
-    for (int i = 0; i < sortedByName.length; i++) {
+    int n = sortedByName.length;
+    this.hashes = new long[n];
+    this.capacities = new double[n];
+    double total = 0;
+    for (int i = 0; i < n; i++) {
       hashes[i] = sortedByName[i].hash();
+      capacities[i] = sortedByName[i].capacity();
+      total += capacities[i];
     }
+    this.totalCapacity = total;
+    double[] distinct = Arrays.stream(capacities).distinct().sorted().toArray();
+    this.classCapacities = distinct;
+    this.uniformCapacity = distinct.length <= 1;
+    this.capacityClass = new int[n];
+    for (int i = 0; i < n; i++) {
+      capacityClass[i] = Arrays.binarySearch(distinct, capacities[i]);
+    }
+  }
+
+  /**
+   * Every member's capacity ({@link Member#capacity()}), in index order. Must not be modified.
+   *
+   * @return the capacities
+   */
+  public double[] capacities() {
+    return capacities;
+  }
+
+  /**
+   * The sum of the capacities, added in name order (so every replica gets the same double).
+   *
+   * @return the sum; 0 when empty
+   */
+  public double totalCapacity() {
+    return totalCapacity;
+  }
+
+  /**
+   * Whether every member has the same capacity (always, unless the caller set capacities): a
+   * strategy then places exactly as it would without capacities.
+   *
+   * @return true when uniform (or empty)
+   */
+  public boolean uniformCapacity() {
+    return uniformCapacity;
+  }
+
+  /**
+   * By index, the position of the member's capacity among {@link #classCapacities()}. Must not be
+   * modified.
+   *
+   * @return the classes
+   */
+  public int[] capacityClass() {
+    return capacityClass;
+  }
+
+  /**
+   * The distinct capacities, ascending. Must not be modified.
+   *
+   * @return the capacities
+   */
+  public double[] classCapacities() {
+    return classCapacities;
   }
 
   @Override

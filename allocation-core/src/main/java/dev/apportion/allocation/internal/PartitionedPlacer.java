@@ -377,16 +377,22 @@ final class PartitionedPlacer implements Placer {
         }
       }
       List<Member> renoded = new ArrayList<>();
+      List<Member> reweighted = new ArrayList<>();
       if (change != null) {
         for (Member m : change.renoded()) {
           if (contains(after, m)) {
             renoded.add(m);
           }
         }
+        for (Member m : change.reweighted()) {
+          if (contains(after, m)) {
+            reweighted.add(m);
+          }
+        }
       }
       members = after;
-      placer.collectorsChanged(
-          new CollectorSetChange(before, after, added, removed, renoded, unplaced), this);
+      placer.collectorsChanged(new CollectorSetChange(before, after, added, removed, renoded,
+          reweighted, unplaced), this);
     }
 
     private boolean contains(Members ms, Member m) {
@@ -415,6 +421,11 @@ final class PartitionedPlacer implements Placer {
     @Override
     public long hash(int slot) {
       return parent.hash(slot);
+    }
+
+    @Override
+    public long cost(int slot) {
+      return parent.cost(slot);
     }
 
     @Override

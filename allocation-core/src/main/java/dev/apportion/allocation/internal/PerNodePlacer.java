@@ -403,6 +403,11 @@ final class PerNodePlacer implements Placer {
     }
 
     @Override
+    public long cost(int slot) {
+      return parent.cost(slot);
+    }
+
+    @Override
     public int size() {
       return sorted().size();
     }

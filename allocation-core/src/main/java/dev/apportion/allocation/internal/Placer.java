@@ -67,6 +67,22 @@ interface Placer {
   default void nodesChanged(IntList renoded, Members members, Assignment assignment) {}
 
   /**
+   * Known targets whose {@linkplain Assignment#cost cost} changed (and nothing else, or also their
+   * labels). The engine has already updated {@link Assignment#cost} and the owners'
+   * {@link Member#cost()} totals; the targets keep their collectors unless the placer moves them.
+   * The cost churn rule every placer follows: a change of cost alone moves a target only when a
+   * collector's bound is exceeded (hysteresis allowed). Called after {@link #targetsChanged} and
+   * {@link #nodesChanged} in the same operation, only when members exist; by default it does
+   * nothing (placement that does not read costs after placing, or that re-places on every change
+   * anyway, needs nothing here).
+   *
+   * @param recosted the slots, identity-hash order
+   * @param members the current members, not empty
+   * @param assignment the view to place in
+   */
+  default void costsChanged(IntList recosted, Members members, Assignment assignment) {}
+
+  /**
    * The (non-empty) member set changed.
    *
    * @param change what changed; its orphans are already unassigned

@@ -20,7 +20,8 @@ public final class Providers {
   private Providers() {}
 
   static Allocator engine(AllocatorSpec spec, Placer placer, NodeZones zones) {
-    return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning(), zones);
+    return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning(), zones,
+        spec.maxTargetsPerCollector().orElse(0), spec.maxCostPerCollector().orElse(0L));
   }
 
   /**

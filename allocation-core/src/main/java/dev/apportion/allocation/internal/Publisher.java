@@ -75,7 +75,11 @@ final class Publisher {
     if (touched.isEmpty() && !collectorsChanged) {
       Snapshot same = before.outsidePartition() == outsidePartition ? before
           : before.withOutsidePartition(outsidePartition);
-      return new Result(same, List.of(), List.of(), 0);
+      if (slots.recosted().isEmpty()) {
+        return new Result(same, List.of(), List.of(), 0);
+      }
+      // Only costs changed: the lists stand, the per-collector totals do not.
+      return new Result(same.withCosts(costs(members)), List.of(), List.of(), 0);
     }
     orderTouched(slots);
     int k = visit.size();
@@ -170,10 +174,19 @@ final class Publisher {
     clearDeltas();
     visit.reset();
     return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned,
-        outsidePartition),
+        costs(members), outsidePartition),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
         wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,
         reassigned);
+  }
+
+  /** The members' cost totals, in index order: O(c). */
+  private static long[] costs(Members members) {
+    long[] costs = new long[members.size()];
+    for (int i = 0; i < costs.length; i++) {
+      costs[i] = members.get(i).cost();
+    }
+    return costs;
   }
 
   private static boolean isCurrent(Members members, Member m) {

@@ -1,26 +1,45 @@
 package dev.apportion.allocation.internal;
 
 import dev.apportion.allocation.ring.HashRings;
+import java.util.List;
 
 /**
  * {@code rendezvous}: every target goes to the collector with the highest rendezvous score for
- * its identity hash ({@link HashRings#rendezvousScore}), ties to the smaller name.
+ * its identity hash ({@link HashRings#rendezvousScore}), ties to the smaller name; with
+ * collectors of different capacities, to the highest <em>weighted</em> score.
  *
  * <p><b>Design.</b> The scoring loop reads the members' hashes from one flat {@code long[]}
  * ({@link Members#hashes()}) and inlines the score, so placing a target is a tight, allocation-free
  * loop of one multiply-xorshift mix per collector with no virtual call; it gives exactly the
  * placement of {@link HashRings#rendezvous} over the same names (pinned by the tests).
  *
+ * <p><b>Capacity.</b> When capacities differ, member {@code i}'s score for a key is the weighted
+ * rendezvous score {@code w_i / -ln(u_i)} (Schindelhauer and Schomaker's logarithmic method),
+ * with {@code u_i} in (0, 1) taken from the top 53 bits of the mix: member {@code i} then owns a
+ * share {@code w_i / sum(w)} of the targets in expectation, and adding, removing or reweighting
+ * one collector still moves only the targets it gains or loses. The order is total: weighted
+ * score, then {@code u}'s bits, then the smaller name. A logarithm per member per target would
+ * cost about 20 ns each; instead the loop keeps, per distinct capacity, the member with the
+ * largest {@code u} (one integer comparison each, as in the unweighted loop: within one capacity
+ * the weighted score grows with {@code u}), and takes a logarithm only for those few winners
+ * ({@link StrictMath#log}, so every JVM computes the same placement). With equal capacities (the
+ * default) the unweighted loop runs, unchanged. Costs are not read: placement depends on the
+ * identity hash and the collector set only, so a change of cost never moves a target.
+ *
  * <p><b>Guarantees.</b> Stateless: the assignment is a function of the target and collector sets
  * alone. Removing a collector moves exactly its targets; adding one moves exactly the targets it
  * now wins. Balance is that of random placement: about 1.3x peak/mean at 100 targets per
  * collector.
  *
- * <p><b>Cost.</b> Placing a target scores every collector: O(c). Removing a collector re-places
- * only its targets: O(moved * c). Adding {@code a} collectors tests every placed target against
+ * <p><b>Cost.</b> Placing a target scores every collector: O(c) (plus one logarithm per distinct
+ * capacity when capacities differ). Removing a collector re-places only its targets:
+ * O(moved * c). Adding (or reweighting) {@code a} collectors tests every placed target against
  * each of them: O(n * a), one mix per test.
  */
 final class RendezvousPlacer implements Placer {
+  // Scratch for the weighted loop, by capacity class.
+  private int[] classBest = new int[0];
+  private long[] classBits = new long[0];
 
   /**
    * The index of the member with the highest score for {@code key}; ties to the lower index. A
@@ -41,6 +60,70 @@ final class RendezvousPlacer implements Placer {
     return best;
   }
 
+  /** {@code u}'s 53 bits for a score: non-negative, so signed comparison orders them. */
+  private static long bits(long score) {
+    return score >>> 11;
+  }
+
+  /** The weighted score {@code capacity / -ln(u)}: finite and positive. */
+  static double weighted(long bits, double capacity) {
+    double u = (bits + 0.5) * 0x1.0p-53;
+    return -capacity / StrictMath.log(u);
+  }
+
+  /** Whether (ws, bits, index) a beats b: higher weighted score, then more bits, then index. */
+  private static boolean beats(double wsA, long bitsA, int indexA, double wsB, long bitsB,
+      int indexB) {
+    if (wsA != wsB) {
+      return wsA > wsB;
+    }
+    return bitsA > bitsB || (bitsA == bitsB && indexA < indexB);
+  }
+
+  /** The winner of {@code key} among all members, by capacity-weighted score. */
+  private int bestWeighted(Members members, long key) {
+    long[] hashes = members.hashes();
+    int[] cls = members.capacityClass();
+    double[] classCap = members.classCapacities();
+    int k = classCap.length;
+    if (classBest.length < k) {
+      classBest = new int[k];
+      classBits = new long[k];
+    }
+    for (int j = 0; j < k; j++) {
+      classBest[j] = -1;
+    }
+    for (int i = 0; i < hashes.length; i++) {
+      long b = bits(HashRings.rendezvousScore(hashes[i], key));
+      int c = cls[i];
+      // Ascending index: a tie keeps the earlier (smaller name).
+      if (classBest[c] < 0 || b > classBits[c]) {
+        classBest[c] = i;
+        classBits[c] = b;
+      }
+    }
+    int best = -1;
+    double bestWs = 0;
+    long bestBits = 0;
+    for (int j = 0; j < k; j++) {
+      int i = classBest[j];
+      if (i < 0) {
+        continue;
+      }
+      double ws = weighted(classBits[j], classCap[j]);
+      if (best < 0 || beats(ws, classBits[j], i, bestWs, bestBits, best)) {
+        best = i;
+        bestWs = ws;
+        bestBits = classBits[j];
+      }
+    }
+    return best;
+  }
+
+  private int bestOf(Members members, long key) {
+    return members.uniformCapacity() ? best(members.hashes(), key) : bestWeighted(members, key);
+  }
+
   @Override
   public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
@@ -50,11 +133,10 @@ final class RendezvousPlacer implements Placer {
     place(added, members, assignment);
   }
 
-  private static void place(IntList slots, Members members, Assignment assignment) {
-    long[] hashes = members.hashes();
+  private void place(IntList slots, Members members, Assignment assignment) {
     for (int i = 0; i < slots.size(); i++) {
       int slot = slots.get(i);
-      assignment.place(slot, members.get(best(hashes, assignment.hash(slot))));
+      assignment.place(slot, members.get(bestOf(members, assignment.hash(slot))));
     }
   }
 
@@ -62,31 +144,54 @@ final class RendezvousPlacer implements Placer {
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
     Members members = change.after();
     place(change.orphans(), members, assignment);
-    if (change.added().isEmpty() || change.before().isEmpty()) {
+    List<Member> reweighted = change.reweighted();
+    if (change.before().isEmpty()
+        || (change.added().isEmpty() && reweighted.isEmpty())) {
       return;
     }
-    int a = change.added().size();
-    long[] addedHashes = new long[a];
-    Member[] added = new Member[a];
-    for (int i = 0; i < a; i++) {
-      added[i] = change.added().get(i);
-      addedHashes[i] = added[i].hash();
+    // Only the scores of the added and reweighted members changed: a target stays unless one of
+    // them now beats its holder; a reweighted holder's targets are scored against everyone.
+    int a = change.added().size() + reweighted.size();
+    Member[] challengers = new Member[a];
+    for (int i = 0; i < change.added().size(); i++) {
+      challengers[i] = change.added().get(i);
     }
+    for (int i = 0; i < reweighted.size(); i++) {
+      challengers[change.added().size() + i] = reweighted.get(i);
+    }
+    boolean uniform = members.uniformCapacity();
     int n = assignment.size();
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       Member holder = assignment.ownerOf(slot);
-      if (holder == null || isAdded(holder, added)) {
+      if (holder == null || contains(change.added(), holder)) {
         continue;
       }
       long key = assignment.hash(slot);
+      if (contains(reweighted, holder)) {
+        Member best = members.get(bestOf(members, key));
+        if (best != holder) {
+          assignment.place(slot, best);
+        }
+        continue;
+      }
       Member best = holder;
       long bestScore = HashRings.rendezvousScore(holder.hash(), key);
-      for (int j = 0; j < a; j++) {
-        long s = HashRings.rendezvousScore(addedHashes[j], key);
-        if (HashRings.rendezvousBeats(s, bestScore, added[j].index() < best.index())) {
-          best = added[j];
+      double bestWs = uniform ? 0 : weighted(bits(bestScore), holder.capacity());
+      for (Member c : challengers) {
+        long s = HashRings.rendezvousScore(c.hash(), key);
+        boolean wins;
+        double ws = 0;
+        if (uniform) {
+          wins = HashRings.rendezvousBeats(s, bestScore, c.index() < best.index());
+        } else {
+          ws = weighted(bits(s), c.capacity());
+          wins = beats(ws, bits(s), c.index(), bestWs, bits(bestScore), best.index());
+        }
+        if (wins) {
+          best = c;
           bestScore = s;
+          bestWs = ws;
         }
       }
       if (best != holder) {
@@ -95,9 +200,9 @@ final class RendezvousPlacer implements Placer {
     }
   }
 
-  private static boolean isAdded(Member m, Member[] added) {
-    for (Member x : added) {
-      if (x == m) {
+  private static boolean contains(List<Member> list, Member m) {
+    for (int i = 0; i < list.size(); i++) {
+      if (list.get(i) == m) {
         return true;
       }
     }

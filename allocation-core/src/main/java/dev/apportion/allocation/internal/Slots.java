@@ -1,6 +1,7 @@
 package dev.apportion.allocation.internal;
 
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.ring.HashRings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -18,6 +19,15 @@ import java.util.Map;
  * hashes to slots; freed slots are reused, so the arrays stay as large as the largest target set
  * seen. {@link #order} lists the live slots in {@link TargetOrder}, which every placement and
  * every output follows.
+ *
+ * <p><b>Cost.</b> Each slot's {@link Target#cost()} is kept in a dense {@code long[]}, and each
+ * member's total ({@link Member#cost()}) is kept up to date as targets are placed, dropped or
+ * change cost. The table cell's second word is the labels hash xor a mix of the cost
+ * ({@link #aux}; the mix of the default cost 1 is 0), so an unchanged re-set still compares one
+ * number per target and reads no per-slot array; a target whose cost alone changed is told from
+ * a relabel by comparing its labels hash with the known instance's, and is journaled as
+ * <em>recosted</em>, not touched: its owner does not change, so the publisher only republishes
+ * the members' cost totals.
  *
  * <p>Telling a known target from a new one compares numbers: a target whose identity hash finds
  * a slot with the same labels hash is that slot's target, unchanged ({@link Target#labelsHash()}
@@ -47,6 +57,7 @@ final class Slots implements Assignment {
   private long[] hashes = new long[16];
   private int[] owners = new int[16];
   private int[] jobs = new int[16];
+  private long[] costs = new long[16];
   /**
    * By slot: what the current operation did to it, as {@code epoch << 3 | flags}; a mark of
    * another epoch means nothing. One array instead of one per flag.
@@ -54,6 +65,7 @@ final class Slots implements Assignment {
   private int[] marks = new int[16];
   /** By slot: the owner before the current operation, written when the slot is journaled. */
   private int[] previousOwners = new int[16];
+  private static final int RECOSTED = 1;
   private static final int TOUCHED = 2;
   private static final int RELABELED = 4;
   private static final int EPOCH_MAX = (1 << 28) - 1;
@@ -69,6 +81,7 @@ final class Slots implements Assignment {
 
   private int epoch = 1;
   private boolean foundSame;
+  private boolean foundSameLabels;
   /** The table cell of the last slot {@link #find} found. */
   private int foundCell;
   /** Known slots (not added in this call) marked seen in this call. */
@@ -80,6 +93,7 @@ final class Slots implements Assignment {
   private final IntList removed = new IntList();
   private final IntList relabeled = new IntList();
   private final List<Target> relabeledFrom = new ArrayList<>();
+  private final IntList recosted = new IntList();
 
   /**
    * Slots keyed by {@code target.hash() & keyMask}: {@code -1} in production; tests pass a
@@ -125,6 +139,22 @@ final class Slots implements Assignment {
   public int job(int slot) {
     return jobs[slot];
   }
+
+  @Override
+  public long cost(int slot) {
+    return costs[slot];
+  }
+
+  /**
+   * The table cell's second word for a target: its labels hash, xor a mix of its cost when that
+   * is not the default (so with default costs the word is the labels hash, as before costs).
+   */
+  static long aux(long labelsHash, long cost) {
+    return cost == Target.DEFAULT_COST ? labelsHash
+        : labelsHash ^ HashRings.mix(cost ^ COST_SALT);
+  }
+
+  private static final long COST_SALT = 0x632BE59BD9B4E019L;
 
   /** The job's name. */
   String jobName(int job) {
@@ -237,19 +267,28 @@ final class Slots implements Assignment {
       return -1;
     }
     long labelsHash = t.labelsHash();
+    long aux = aux(labelsHash, t.cost());
     int relabel = -1;
     foundSame = false;
+    foundSameLabels = false;
     while (cell >= 0) {
-      if (table.auxAt(cell) == labelsHash) {
-        // The labels hash covers job, address and every label: the same target, same labels.
+      if (table.auxAt(cell) == aux) {
+        // The labels hash covers job, address and every label: the same target, same labels
+        // (and the same cost).
         foundSame = true;
+        foundSameLabels = true;
         foundCell = cell;
         return table.slotAt(cell);
       }
       int s = table.slotAt(cell);
-      if (relabel < 0 && targets[s].equals(t)) {
-        relabel = s;
-        foundCell = cell;
+      if (relabel < 0) {
+        Target known = targets[s];
+        boolean sameLabels = known.labelsHash() == labelsHash && known.hash() == t.hash();
+        if (sameLabels || known.equals(t)) {
+          relabel = s;
+          foundSameLabels = sameLabels;
+          foundCell = cell;
+        }
       }
       cell = table.findNext(key, cell);
     }
@@ -257,11 +296,20 @@ final class Slots implements Assignment {
   }
 
   /**
+   * Whether the last {@link #find} that found a slot found it with exactly the labels and the
+   * cost it was given (so the target is unchanged), rather than by identity with other labels or
+   * another cost.
+   */
+  boolean foundUnchanged() {
+    return foundSame;
+  }
+
+  /**
    * Whether the last {@link #find} that found a slot found it with exactly the labels it was
-   * given (so the target is unchanged), rather than by identity with other labels.
+   * given (the cost may differ).
    */
   boolean foundSameLabels() {
-    return foundSame;
+    return foundSameLabels;
   }
 
   /**
@@ -292,7 +340,8 @@ final class Slots implements Assignment {
     hashes[slot] = t.hash();
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
-    table.insert(t.hash() & keyMask, t.labelsHash(), slot, epoch);
+    costs[slot] = t.cost();
+    table.insert(t.hash() & keyMask, aux(t.labelsHash(), t.cost()), slot, epoch);
     journal(slot, NEW);
     added.add(slot);
     return slot;
@@ -318,14 +367,42 @@ final class Slots implements Assignment {
     }
     journal(slot, owners[slot]);
     targets[slot] = t;
-    setLabelsHash(slot, t.labelsHash());
+    setCost(slot, t.cost());
+    setAux(slot, aux(t.labelsHash(), t.cost()));
   }
 
-  private void setLabelsHash(int slot, long labelsHash) {
+  /**
+   * Carries a known target's new cost, its labels unchanged (the last {@link #find} found it):
+   * keeps the new instance and updates its owner's total. Not journaled as touched: the owner
+   * does not change, so nothing of the published lists does.
+   */
+  void recost(int slot, Target t) {
+    targets[slot] = t;
+    setCost(slot, t.cost());
+    table.setAux(foundCell, aux(t.labelsHash(), t.cost()));
+  }
+
+  private void setCost(int slot, long cost) {
+    long old = costs[slot];
+    if (old == cost) {
+      return;
+    }
+    costs[slot] = cost;
+    int o = owners[slot];
+    if (o >= 0) {
+      membersById[o].recost(cost - old);
+    }
+    if (!has(slot, RECOSTED)) {
+      mark(slot, RECOSTED);
+      recosted.add(slot);
+    }
+  }
+
+  private void setAux(int slot, long aux) {
     long key = hashes[slot] & keyMask;
     for (int cell = table.find(key); cell >= 0; cell = table.findNext(key, cell)) {
       if (table.slotAt(cell) == slot) {
-        table.setAux(cell, labelsHash);
+        table.setAux(cell, aux);
         return;
       }
     }
@@ -366,7 +443,7 @@ final class Slots implements Assignment {
         int owner = owners[s];
         journal(s, owner);
         if (owner >= 0) {
-          membersById[owner].remove(jobs[s]);
+          membersById[owner].remove(jobs[s], costs[s]);
         }
         owners[s] = REMOVED;
         removed.add(s);
@@ -410,11 +487,11 @@ final class Slots implements Assignment {
     }
     journal(slot, o);
     if (o >= 0) {
-      membersById[o].remove(jobs[slot]);
+      membersById[o].remove(jobs[slot], costs[slot]);
     }
     owners[slot] = next;
     if (member != null) {
-      member.add(jobs[slot]);
+      member.add(jobs[slot], costs[slot]);
     }
   }
 
@@ -472,9 +549,11 @@ final class Slots implements Assignment {
       Target from = relabeledFrom.get(i);
       if (from.labelsHash() == targets[s].labelsHash()) {
         marks[s] &= ~RELABELED;
-        // Keep the instance the snapshot already holds: nothing changed.
-        targets[s] = from;
-        setLabelsHash(s, from.labelsHash());
+        // Keep the instance the snapshot already holds, unless the cost changed meanwhile (the
+        // latest instance has the same labels then, and the latest cost).
+        if (from.cost() == costs[s]) {
+          targets[s] = from;
+        }
         continue;
       }
       relabeled.set(w, s);
@@ -482,6 +561,14 @@ final class Slots implements Assignment {
     }
     relabeled.truncate(w);
     relabeledFrom.subList(w, relabeledFrom.size()).clear();
+  }
+
+  /**
+   * Slots whose cost changed in this operation and that were known before it (in the order
+   * first changed); a slot may also be relabeled or touched.
+   */
+  IntList recosted() {
+    return recosted;
   }
 
   /** Whether the slot's labels changed in this operation (after {@link #settleRelabels}). */
@@ -506,6 +593,7 @@ final class Slots implements Assignment {
     removed.reset();
     relabeled.reset();
     relabeledFrom.clear();
+    recosted.reset();
   }
 
   private void grow() {
@@ -517,6 +605,7 @@ final class Slots implements Assignment {
     hashes = Arrays.copyOf(hashes, n);
     owners = Arrays.copyOf(owners, n);
     jobs = Arrays.copyOf(jobs, n);
+    costs = Arrays.copyOf(costs, n);
     marks = Arrays.copyOf(marks, n);
     previousOwners = Arrays.copyOf(previousOwners, n);
   }

@@ -20,7 +20,7 @@ import java.util.Set;
 final class Snapshot implements Allocation {
   static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
       new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build(),
-      0);
+      new long[0], 0);
 
   final ImmutableSortedSet<Collector> collectors;
   /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
@@ -29,12 +29,15 @@ final class Snapshot implements Allocation {
   final JobLists[] entries;
   final TargetTable table;
   final ImmutableSortedSet<Target> unassigned;
+  /** Per collector, in name order: the total cost it holds. Never written after construction. */
+  final long[] costs;
   private final Set<Target> targetsView;
   private final int outsidePartition;
 
   Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Integer> indexByName,
       JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned,
-      int outsidePartition) {
+      long[] costs, int outsidePartition) {
+    this.costs = costs;
     this.outsidePartition = outsidePartition;
     this.collectors = collectors;
     this.indexByName = indexByName;
@@ -46,7 +49,7 @@ final class Snapshot implements Allocation {
 
   /** This snapshot with another {@link #outsidePartition()} count; shares everything else. */
   Snapshot withOutsidePartition(int count) {
-    return new Snapshot(collectors, indexByName, entries, table, unassigned, count);
+    return new Snapshot(collectors, indexByName, entries, table, unassigned, costs, count);
   }
 
   @Override
@@ -96,6 +99,21 @@ final class Snapshot implements Allocation {
   public int targetCount(String collector) {
     JobLists e = entry(collector);
     return e == null ? 0 : e.count;
+  }
+
+  @Override
+  public long costOf(String collector) {
+    Integer i = indexByName.get(collector);
+    return i == null ? 0L : costs[i];
+  }
+
+  /**
+   * This snapshot with other per-collector cost totals, sharing everything else: what a write
+   * that changed only costs publishes.
+   */
+  Snapshot withCosts(long[] newCosts) {
+    return new Snapshot(collectors, indexByName, entries, table, unassigned, newCosts,
+        outsidePartition);
   }
 
   @Override

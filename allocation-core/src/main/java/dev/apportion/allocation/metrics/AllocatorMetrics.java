@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  *   <tr><th>name</th><th>type</th><th>extra tag</th><th>value</th></tr>
  *   <tr><td>{@code .targets.per.collector}</td><td>gauge</td><td>{@code collector}</td>
  *       <td>targets on that collector; one gauge per live collector, removed with it</td></tr>
+ *   <tr><td>{@code .cost.per.collector}</td><td>gauge</td><td>{@code collector}</td>
+ *       <td>total {@linkplain dev.apportion.allocation.Target#cost() cost} of the targets on that
+ *       collector ({@link Allocation#costOf}); equals the target count when no cost is
+ *       attached; registered and removed with the targets gauge</td></tr>
  *   <tr><td>{@code .collectors.allocatable}</td><td>gauge</td><td></td>
  *       <td>collectors targets can be placed on</td></tr>
  *   <tr><td>{@code .targets}</td><td>gauge</td><td></td><td>known targets</td></tr>
@@ -228,9 +232,16 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
             .description("Targets assigned to the collector")
             .tags(tags.and(COLLECTOR, c.name()))
             .register(registry);
+        cg.cost = new Value();
+        cg.costGauge = Gauge.builder(prefix + ".cost.per.collector", cg.cost, v -> v.value)
+            .description("Total cost (e.g. series per scrape) of the targets assigned to the "
+                + "collector")
+            .tags(tags.and(COLLECTOR, c.name()))
+            .register(registry);
         perCollector.put(c.name(), cg);
       }
       cg.value = after.targetCount(c.name());
+      cg.cost.value = after.costOf(c.name());
       cg.generation = g;
     }
     if (perCollector.size() > live.size()) {
@@ -238,6 +249,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
         CollectorGauge cg = it.next();
         if (cg.generation != g) {
           registry.remove(cg.gauge);
+          registry.remove(cg.costGauge);
           it.remove();
         }
       }
@@ -259,6 +271,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
     }
     for (CollectorGauge cg : perCollector.values()) {
       registry.remove(cg.gauge);
+      registry.remove(cg.costGauge);
     }
     perCollector.clear();
     for (Meter m : own) {
@@ -270,7 +283,8 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private String clash(String strategyName) {
     Tags t = extraTags.and(STRATEGY, strategyName);
     for (String name : new String[] {".targets", ".targets.unassigned", ".collectors.allocatable",
-        ".targets.outside.partition", ".targets.moved", ".time.to.allocate", ".targets.per.collector"}) {
+        ".targets.outside.partition", ".targets.moved", ".time.to.allocate",
+        ".targets.per.collector", ".cost.per.collector"}) {
       Meter clash = registry.find(prefix + name).tags(t).meter();
       if (clash != null) {
         return clash.getId().toString();
@@ -326,6 +340,8 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   /** One collector's gauge, and the last change that saw the collector alive. */
   private static final class CollectorGauge extends Value {
     Gauge gauge;
+    Value cost;
+    Gauge costGauge;
     long generation;
   }
 

@@ -417,4 +417,65 @@ abstract class AllocatorContractTest {
     a.setTargets(next);
     assertEquals(List.of(), last().relabeled(), "the same labels again: nothing to report");
   }
+
+  @Test
+  void withoutCostsEveryTargetCostsOneAndCostIsTheCount() {
+    Allocator a = allocator();
+    List<Target> ts = targets(600, 3);
+    a.setCollectors(collectors(7));
+    a.setTargets(ts);
+    for (Collector c : a.snapshot().collectors()) {
+      assertEquals(a.snapshot().targetCount(c.name()), a.snapshot().costOf(c.name()), c.name());
+    }
+    assertEquals(0, a.snapshot().costOf("nobody"));
+  }
+
+  @Test
+  void aCostOnlyChangeKeepsEveryTargetAndUpdatesTheTotals() {
+    Allocator a = allocator();
+    List<Target> ts = Fixtures.paretoCosts(targets(2000, 4), 7);
+    a.setCollectors(collectors(10));
+    a.setTargets(ts);
+    Map<Target, String> before = assignment(a.snapshot());
+    Allocation beforeSnapshot = a.snapshot();
+    a.setTargets(ts);
+    assertSame(beforeSnapshot, a.snapshot(), "the same costs again: nothing published");
+    List<Target> drifted = Fixtures.drift(ts, 0.10, 11);
+    a.setTargets(drifted);
+    assertComplete(a, ts);
+    int moved = Fixtures.moved(before, assignment(a.snapshot()));
+    // The cost churn rule: a +-10% drift of every target's cost moves at most 1% of them.
+    assertTrue(moved <= ts.size() / 100, () -> "a +-10% cost drift moved " + moved);
+    assertEquals(moved, last().reassigned());
+    // A snapshot's target instances carry the cost they were published with (a cost-only change
+    // republishes only the totals), so the expected totals come from the drifted inputs.
+    Map<String, Long> totals = new HashMap<>();
+    Map<Target, Long> cost = new HashMap<>();
+    for (Target t : drifted) {
+      cost.put(t, t.cost());
+    }
+    for (Target t : a.snapshot().targets()) {
+      a.snapshot().collectorOf(t).ifPresent(c -> totals.merge(c, cost.get(t), Long::sum));
+    }
+    for (Collector c : a.snapshot().collectors()) {
+      assertEquals(totals.getOrDefault(c.name(), 0L), a.snapshot().costOf(c.name()), c.name());
+    }
+  }
+
+  @Test
+  void dropsAndMovesCarryTheirCostWithThem() {
+    Allocator a = allocator();
+    List<Target> ts = Fixtures.paretoCosts(targets(500, 2), 3);
+    a.setCollectors(collectors(5));
+    a.setTargets(ts);
+    List<Collector> fewer = new ArrayList<>(collectors(5));
+    fewer.remove(1);
+    a.setCollectors(fewer);
+    a.setTargets(ts.subList(0, 300));
+    assertComplete(a, ts.subList(0, 300));
+    Map<String, Long> recount = Fixtures.costByCollector(a.snapshot());
+    for (Collector c : a.snapshot().collectors()) {
+      assertEquals(recount.get(c.name()).longValue(), a.snapshot().costOf(c.name()), c.name());
+    }
+  }
 }

@@ -43,6 +43,47 @@ final class Fixtures {
     return out;
   }
 
+  /**
+   * Heavy-tailed (Pareto, shape 1.2, scale 50, capped at 5000) costs attached to {@code ts}, from
+   * a fixed seed: a few targets carry most of the cost, as series per scrape do.
+   */
+  static List<Target> paretoCosts(List<Target> ts, long seed) {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+    List<Target> out = new ArrayList<>(ts.size());
+    for (Target t : ts) {
+      out.add(t.withCost(pareto(r)));
+    }
+    return out;
+  }
+
+  static long pareto(java.util.SplittableRandom r) {
+    double u = 1.0 - r.nextDouble();
+    return Math.min(5_000L, (long) Math.floor(50.0 / Math.pow(u, 1 / 1.2)));
+  }
+
+  /** Each target's cost scaled by a factor drawn in [1 - d, 1 + d], from a fixed seed. */
+  static List<Target> drift(List<Target> ts, double d, long seed) {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+    List<Target> out = new ArrayList<>(ts.size());
+    for (Target t : ts) {
+      double f = 1 - d + 2 * d * r.nextDouble();
+      out.add(t.withCost(Math.round(t.cost() * f)));
+    }
+    return out;
+  }
+
+  /** Sum of the costs of the targets each collector holds, by collector name. */
+  static Map<String, Long> costByCollector(Allocation a) {
+    Map<String, Long> out = new HashMap<>();
+    for (Collector c : a.collectors()) {
+      out.put(c.name(), 0L);
+    }
+    for (Target t : a.targets()) {
+      a.collectorOf(t).ifPresent(c -> out.merge(c, t.cost(), Long::sum));
+    }
+    return out;
+  }
+
   static String node(int n) {
     return "node-" + n;
   }

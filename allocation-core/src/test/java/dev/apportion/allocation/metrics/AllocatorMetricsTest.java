@@ -88,6 +88,45 @@ class AllocatorMetricsTest {
       expected.put(c.name(), (double) s.targetCount(c.name()));
     }
     assertEquals(expected, perCollector("allocator"), "targets per collector");
+    Map<String, Double> expectedCost = new TreeMap<>();
+    for (Collector c : s.collectors()) {
+      expectedCost.put(c.name(), (double) s.costOf(c.name()));
+    }
+    Map<String, Double> cost = new TreeMap<>();
+    for (Gauge g : registry.find("allocator.cost.per.collector").gauges()) {
+      assertNull(cost.put(g.getId().getTag("collector"), g.value()), "one gauge per collector");
+    }
+    assertEquals(expectedCost, cost, "cost per collector");
+  }
+
+  @Test
+  void costPerCollectorFollowsCostsAndTheLimitsUnassignedAreCounted() {
+    Allocator a = Allocators.builder("rendezvous").maxCostPerCollector(1000)
+        .listener(AllocatorMetrics.of(registry))
+        .build();
+    List<Target> ts = new ArrayList<>();
+    for (Target t : targets(60)) {
+      ts.add(t.withCost(100));
+    }
+    a.setCollectors(collectors(0, 5));
+    a.setTargets(ts);
+    assertEquals(5000, registry.find("allocator.cost.per.collector").gauges().stream()
+        .mapToDouble(Gauge::value).sum(), "50 of 60 targets of cost 100 fit in 5 x 1000");
+    assertEquals(10, gauge("allocator.targets.unassigned"));
+    assertGaugesMatch(a);
+    List<Target> cheaper = new ArrayList<>();
+    for (Target t : ts) {
+      cheaper.add(t.withCost(50));
+    }
+    a.setTargets(cheaper);
+    assertEquals(0, gauge("allocator.targets.unassigned"), "the waiting targets fit now");
+    assertEquals(3000, registry.find("allocator.cost.per.collector").gauges().stream()
+        .mapToDouble(Gauge::value).sum());
+    assertGaugesMatch(a);
+    a.setCollectors(collectors(0, 3));
+    assertEquals(3, registry.find("allocator.cost.per.collector").gauges().size(),
+        "removed with the collector");
+    assertGaugesMatch(a);
   }
 
   @Test
@@ -261,7 +300,8 @@ class AllocatorMetricsTest {
     a.setTargets(targets(10));
     a.setCollectors(collectors(0, 2));
     List<Meter> meters = registry.getMeters();
-    assertEquals(9, meters.size(), "4 gauges, a counter, 2 timers, 2 collectors' gauges");
+    assertEquals(11, meters.size(),
+        "4 gauges, a counter, 2 timers, 2 collectors' targets and cost gauges");
     for (Meter m : meters) {
       assertTrue(m.getId().getName().startsWith("apportion.pool."), m.getId().toString());
       assertEquals("agents", m.getId().getTag("pool"), m.getId().toString());
@@ -330,7 +370,8 @@ class AllocatorMetricsTest {
     Allocator a = Allocators.builder("rendezvous").listener(old).build();
     a.setTargets(targets(30));
     a.setCollectors(collectors(0, 3));
-    assertEquals(10, registry.getMeters().size(), "7 fixed meters and 3 collectors' gauges");
+    assertEquals(13, registry.getMeters().size(),
+        "7 fixed meters and 3 collectors' targets and cost gauges");
     old.close();
     assertEquals(List.of(), registry.getMeters());
     a.setCollectors(collectors(0, 4));
@@ -358,7 +399,7 @@ class AllocatorMetricsTest {
     for (Meter m : registry.getMeters()) {
       names.add(m.getId().getName());
     }
-    assertEquals(7, names.size(), names.toString());
+    assertEquals(8, names.size(), names.toString());
     for (String name : names) {
       assertTrue(doc.contains("`" + name + "`"), "docs/observability.md lists " + name);
     }

@@ -83,7 +83,7 @@ class BuiltInStrategiesTest {
         Arguments.of("per-node, no zone partitioning", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("per-node", b -> b.noPartitioning())),
         Arguments.of("consistent-hashing, zone-aware", (Supplier<PropertyRunner>) () ->
-            PropertyRunner.forStrategy("consistent-hashing", b -> b.zoneAware().maxSkew(1.5))
+            PropertyRunner.forStrategy("consistent-hashing", b -> b.zoneAware().maxSkew(1.5).loadFactor(1.1))
                 .invariants(with(Invariants.common(), Invariants.allAssigned(),
                     Invariants.determinism(), Invariants.boundedLoad(1.1)))),
         Arguments.of("rendezvous, zone-aware", (Supplier<PropertyRunner>) () ->

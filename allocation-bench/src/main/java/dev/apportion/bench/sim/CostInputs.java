@@ -1,0 +1,181 @@
+package dev.apportion.bench.sim;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Target costs and collector capacities for the simulator: read from what a user's Prometheus
+ * already knows, or generated (heavy-tailed costs, mixed capacities).
+ */
+public final class CostInputs {
+  /** The labels a cost sample is matched on when the user names none. */
+  public static final List<String> DEFAULT_MATCH = List.of("job", "instance");
+
+  private CostInputs() {}
+
+  /**
+   * Costs read from a Prometheus instant-query response ({@code /api/v1/query}, result type
+   * {@code vector}, e.g. {@code scrape_samples_scraped} or {@code scrape_series_added}), keyed by
+   * the values of {@code match} in order.
+   *
+   * @param file the response
+   * @param match the labels to match on
+   * @return cost by key; a sample whose value is not a finite non-negative number is skipped
+   * @throws InputException if the file cannot be read or is not such a response
+   */
+  public static Map<List<String>, Long> read(Path file, List<String> match)
+      throws InputException {
+    JsonNode root;
+    try {
+      root = new ObjectMapper().readTree(Files.newInputStream(file));
+    } catch (NoSuchFileException e) {
+      throw new InputException("--costs " + file + ": no such file");
+    } catch (JsonProcessingException e) {
+      throw new InputException("--costs " + file + ": not valid JSON: "
+          + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new InputException("--costs " + file + ": cannot read: " + e.getMessage());
+    }
+    JsonNode result = root == null ? null : root.path("data").path("result");
+    if (result == null || !result.isArray()
+        || !"vector".equals(root.path("data").path("resultType").asText())) {
+      throw new InputException("--costs " + file + ": not a Prometheus instant-query response "
+          + "with a vector result (expected {\"data\":{\"resultType\":\"vector\",\"result\":"
+          + "[...]}}, as /api/v1/query returns for e.g. scrape_samples_scraped)");
+    }
+    Map<List<String>, Long> costs = new HashMap<>();
+    for (JsonNode sample : result) {
+      JsonNode metric = sample.path("metric");
+      List<String> key = new ArrayList<>(match.size());
+      for (String label : match) {
+        key.add(metric.path(label).asText(""));
+      }
+      double v;
+      try {
+        v = Double.parseDouble(sample.path("value").path(1).asText("NaN"));
+      } catch (NumberFormatException e) {
+        continue;
+      }
+      if (!(v >= 0) || Double.isInfinite(v)) {
+        continue;
+      }
+      costs.merge(key, Math.round(v), Long::sum);
+    }
+    return costs;
+  }
+
+  /**
+   * The key a target is matched on: for each label, the target's label of that name; for
+   * {@code job}, its job; for {@code instance} when it has no such label, its address.
+   */
+  static List<String> key(Target t, List<String> match) {
+    List<String> key = new ArrayList<>(match.size());
+    for (String label : match) {
+      String v = t.labels().get(label);
+      if (v == null && label.equals("job")) {
+        v = t.job();
+      }
+      if (v == null && label.equals("instance")) {
+        v = t.address();
+      }
+      key.add(v == null ? "" : v);
+    }
+    return key;
+  }
+
+  /** A cluster's targets with costs attached, and how many matched. */
+  public record Costed(Cluster cluster, int matched, long fallbackCost) {}
+
+  /**
+   * Attaches the read costs to the cluster's targets. A target with no sample gets the median of
+   * the matched costs (1 when none matched), so it is neither free nor dominant.
+   *
+   * @param cluster the cluster
+   * @param costs cost by key
+   * @param match the labels of the key
+   * @return the cluster with costs, and the match count
+   */
+  public static Costed attach(Cluster cluster, Map<List<String>, Long> costs,
+      List<String> match) {
+    List<Long> found = new ArrayList<>();
+    long[] byTarget = new long[cluster.targets().size()];
+    int matched = 0;
+    for (int i = 0; i < byTarget.length; i++) {
+      Long c = costs.get(key(cluster.targets().get(i), match));
+      byTarget[i] = c == null ? -1 : c;
+      if (c != null) {
+        matched++;
+        found.add(c);
+      }
+    }
+    long median = 1;
+    if (!found.isEmpty()) {
+      long[] sorted = found.stream().mapToLong(Long::longValue).toArray();
+      Arrays.sort(sorted);
+      median = sorted[sorted.length / 2];
+    }
+    List<Target> out = new ArrayList<>(byTarget.length);
+    for (int i = 0; i < byTarget.length; i++) {
+      out.add(cluster.targets().get(i).withCost(byTarget[i] < 0 ? median : byTarget[i]));
+    }
+    return new Costed(cluster.with(cluster.collectors(), out), matched, median);
+  }
+
+  /** The Pareto shape of generated costs: a few targets carry most of the cost. */
+  public static final double PARETO_SHAPE = 1.2;
+  /** The Pareto scale (least cost) of generated costs, in samples per scrape. */
+  public static final long PARETO_SCALE = 50;
+  /** The largest generated cost: 100 times the scale. */
+  public static final long PARETO_MAX = 5000;
+
+  /**
+   * The cluster with heavy-tailed costs attached (Pareto, shape {@value #PARETO_SHAPE}, from
+   * {@value #PARETO_SCALE} to {@value #PARETO_MAX} samples per scrape: the top 1% of targets
+   * carry about a fifth of the cost), drawn from {@code seed} apart from everything else, so the
+   * cluster's targets and collectors are those of the same seed without costs.
+   *
+   * @param cluster the cluster
+   * @param seed the seed
+   * @return the cluster with costs
+   */
+  public static Cluster pareto(Cluster cluster, long seed) {
+    Random r = new Random(seed ^ 0x5DEECE66DL * 31);
+    List<Target> out = new ArrayList<>(cluster.targets().size());
+    for (Target t : cluster.targets()) {
+      double u = 1.0 - r.nextDouble();
+      long c = Math.min(PARETO_MAX,
+          (long) Math.floor(PARETO_SCALE / Math.pow(u, 1 / PARETO_SHAPE)));
+      out.add(t.withCost(c));
+    }
+    return cluster.with(cluster.collectors(), out);
+  }
+
+  /**
+   * The cluster with collector capacities taken from {@code pattern} in turn (collector
+   * {@code i} gets {@code pattern[i % pattern.length]}, in the cluster's collector order).
+   *
+   * @param cluster the cluster
+   * @param pattern the capacities, each finite and &gt; 0
+   * @return the cluster with capacities
+   */
+  public static Cluster capacities(Cluster cluster, double[] pattern) {
+    List<Collector> out = new ArrayList<>(cluster.collectors().size());
+    for (int i = 0; i < cluster.collectors().size(); i++) {
+      out.add(cluster.collectors().get(i).withCapacity(pattern[i % pattern.length]));
+    }
+    return cluster.with(out, cluster.targets());
+  }
+}
