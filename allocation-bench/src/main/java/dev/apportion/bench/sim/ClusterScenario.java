@@ -148,6 +148,38 @@ public enum ClusterScenario {
       }
       return new Plan(List.of(new ClusterEvent.Collectors(after)), cluster.zones());
     }
+  },
+  /**
+   * A sweep of single changes across collector counts: a tenth of the collectors (at least one,
+   * at most 50) leave one at a time, drawn at random, then as many new ones join one at a time (on the
+   * nodes the leavers had). Each step is judged against its own minimum (what the leaver held;
+   * for a join, targets over collectors): the table's "worst step" is the largest ratio.
+   */
+  SWEEP("sweep of single removals and additions") {
+    @Override
+    Plan plan(Cluster cluster, Random random) {
+      List<Collector> current = new ArrayList<>(cluster.collectors());
+      int k = Math.min(50, Math.max(1, current.size() / 10));
+      if (current.size() < 2) {
+        return SCALE_OUT.plan(cluster, random);
+      }
+      k = Math.min(k, current.size() - 1);
+      Set<String> taken = names(current);
+      List<ClusterEvent> steps = new ArrayList<>();
+      List<Collector> gone = new ArrayList<>();
+      for (int i = 0; i < k; i++) {
+        gone.add(current.remove(random.nextInt(current.size())));
+        steps.add(new ClusterEvent.Collectors(List.copyOf(current)));
+      }
+      for (Collector old : gone) {
+        Collector joined = Collector.of(ClusterGenerator.newPodName(random, taken),
+            old.node().orElse(null));
+        taken.add(joined.name());
+        current.add(joined);
+        steps.add(new ClusterEvent.Collectors(List.copyOf(current)));
+      }
+      return new Plan(steps, cluster.zones());
+    }
   };
 
   private final String title;

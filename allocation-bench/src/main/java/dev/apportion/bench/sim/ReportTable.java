@@ -9,7 +9,7 @@ import java.util.Set;
 /** Prints the simulator's results as one plain-text table per scenario. */
 final class ReportTable {
   private static final String ROW =
-      "%-24s %9s %9s %9s %9s %5s %16s %16s %8s %9s %7s %8s %10s %9s%n";
+      "%-24s %9s %9s %9s %9s %5s %16s %16s %8s %9s %7s %8s %10s %10s %9s%n";
 
   private ReportTable() {}
 
@@ -24,7 +24,7 @@ final class ReportTable {
         out.printf(Locale.ROOT, "== %s ==%n", current.title());
         out.printf(Locale.ROOT, ROW, "strategy", "peak/mean", "min/mean", "cost p/m",
             "cost m/m", "idle", "cross-node", "cross-zone", "xz GB/h", "xz $/mo", "moved",
-            "minimum", "unassigned", "time");
+            "minimum", "worst step", "unassigned", "time");
       }
       out.printf(Locale.ROOT, ROW, r.strategy(), ratio(r.peakOverMean()),
           ratio(r.minOverMean()), ratio(r.costPeakOverMean()), ratio(r.costMinOverMean()),
@@ -32,7 +32,8 @@ final class ReportTable {
           share(r.crossZone(), r.zoneKnown()),
           String.format(Locale.ROOT, "%.2f", cost.gigabytesPerHour(r.crossZone())),
           String.format(Locale.ROOT, "%.0f", cost.dollarsPerMonth(r.crossZone())), r.moved(),
-          r.minimumMoved(), r.unassigned(), millis(r.nanos()));
+          r.minimumMoved(), Double.isNaN(r.worstStep()) ? "-" : ratio(r.worstStep()) + "x",
+          r.unassigned(), millis(r.nanos()));
     }
     out.println();
     out.println("peak/mean, min/mean: targets per collector; cost p/m, cost m/m: the same for "
@@ -45,7 +46,9 @@ final class ReportTable {
     out.println("strategy:zones: zone-aware (skew limit 2); per-node falls back within the zone "
         + "unless :no-zones.");
     out.println("moved: targets reassigned, summed over the scenario's steps; minimum: targets "
-        + "whose collector is gone, which had to move.");
+        + "whose collector is gone, which had to move;");
+    out.println("worst step: over the steps that remove or add one collector, the largest of "
+        + "moved / that step's minimum (what the leaver held; targets / collectors for a join).");
     out.println("time: the scenario's allocator calls in this JVM, JIT warm-up included "
         + "(steady-state figures: docs/performance.md).");
   }

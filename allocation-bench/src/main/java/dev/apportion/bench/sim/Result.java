@@ -24,12 +24,15 @@ package dev.apportion.bench.sim;
  * @param costShares per collector, its cost relative to its capacity over the mean of that
  *     ({@code (cost / capacity) / (total cost / total capacity)}), highest first: 1.0 everywhere
  *     is each collector carrying exactly its capacity's share of the cost
+ * @param worstStep over the steps that remove or add exactly one collector, the largest ratio of
+ *     the step's moves to its own minimum (what the leaver held; for a join, assigned targets
+ *     over the new collector count); NaN when no step did
  */
 public record Result(String strategy, ClusterScenario scenario, int collectors, int targets,
     // Built once by the simulator, then only read; a List<Integer> would box 1000s of loads.
     @SuppressWarnings("ArrayRecordComponent") int[] loads, int idle, int crossNode, int nodeKnown, int crossZone, int zoneKnown, int moved,
     int minimumMoved, int unassigned, long nanos,
-    @SuppressWarnings("ArrayRecordComponent") double[] costShares) {
+    @SuppressWarnings("ArrayRecordComponent") double[] costShares, double worstStep) {
 
   /**
    * Targets assigned to some collector.

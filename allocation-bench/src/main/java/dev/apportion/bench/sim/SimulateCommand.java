@@ -79,7 +79,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--scenario", paramLabel = "NAME", converter = ScenarioConverter.class,
       description = "A scenario to run (initial, scale-out, scale-in, rolling-restart, "
-          + "node-lost, zone-half-lost); repeat for several. Default: all.")
+          + "node-lost, zone-half-lost, sweep); repeat for several. Default: all.")
   List<ClusterScenario> scenarios = new ArrayList<>();
 
   @Option(names = "--mode", defaultValue = "central",

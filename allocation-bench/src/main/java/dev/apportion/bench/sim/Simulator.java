@@ -96,13 +96,60 @@ public final class Simulator {
     int moved = 0;
     long nanos = 0;
     int done = 0;
+    double worstStep = Double.NaN;
     for (ClusterEvent step : plan.steps()) {
+      int minimum = stepMinimum(placement.allocation(), step);
       long t0 = System.nanoTime();
-      moved += apply(placement, step);
+      int stepMoved = apply(placement, step);
       nanos += System.nanoTime() - t0;
+      moved += stepMoved;
+      if (minimum > 0) {
+        double ratio = (double) stepMoved / minimum;
+        worstStep = Double.isNaN(worstStep) ? ratio : Math.max(worstStep, ratio);
+      }
       report(strategy, scenario, ++done, plan.steps().size());
     }
-    return measure(placement.allocation(), strategy, scenario, plan.zones(), start, moved, nanos);
+    return measure(placement.allocation(), strategy, scenario, plan.zones(), start, moved, nanos,
+        worstStep);
+  }
+
+  /**
+   * The least a step can move when it changes the collector set by exactly one: what a leaving
+   * collector holds, or for a joining one the assigned targets over the new collector count
+   * (rounded down); 0 for any other step.
+   */
+  static int stepMinimum(Allocation before, ClusterEvent step) {
+    if (!(step instanceof ClusterEvent.Collectors c)) {
+      return 0;
+    }
+    Set<String> was = new HashSet<>();
+    for (Collector collector : before.collectors()) {
+      was.add(collector.name());
+    }
+    Set<String> now = new HashSet<>();
+    for (Collector collector : c.collectors()) {
+      now.add(collector.name());
+    }
+    List<String> left = new ArrayList<>();
+    for (String name : was) {
+      if (!now.contains(name)) {
+        left.add(name);
+      }
+    }
+    int joined = 0;
+    for (String name : now) {
+      if (!was.contains(name)) {
+        joined++;
+      }
+    }
+    if (left.size() == 1 && joined == 0) {
+      return before.targetCount(left.get(0));
+    }
+    if (left.isEmpty() && joined == 1) {
+      int assigned = before.targets().size() - before.unassigned().size();
+      return assigned / now.size();
+    }
+    return 0;
   }
 
   private static int apply(Placement placement, ClusterEvent step) {
@@ -137,7 +184,8 @@ public final class Simulator {
   }
 
   static Result measure(Allocation a, String strategy, ClusterScenario scenario,
-      Map<String, String> zones, Map<Target, String> start, int moved, long nanos) {
+      Map<String, String> zones, Map<Target, String> start, int moved, long nanos,
+      double worstStep) {
     List<Collector> collectors = new ArrayList<>(a.collectors());
     int[] loads = new int[collectors.size()];
     Set<String> live = new HashSet<>();
@@ -207,6 +255,6 @@ public final class Simulator {
     }
     return new Result(strategy, scenario, collectors.size(), a.targets().size(), sorted, idle,
         crossNode, nodeKnown, crossZone, zoneKnown, moved, minimum, a.unassigned().size(), nanos,
-        shares);
+        shares, worstStep);
   }
 }

@@ -237,6 +237,48 @@ class SimulatorTest {
   }
 
   @Test
+  void aSweepRemovesATenthOneAtATimeThenAddsAsMany() {
+    ClusterScenario.Plan plan = plan(ClusterScenario.SWEEP);
+    assertEquals(2, plan.steps().size(), "8 collectors: one leaves, one joins");
+    // rendezvous moves exactly what the leaver held: its removal step is at its minimum.
+    Result r = result(ClusterScenario.SWEEP, "rendezvous");
+    assertTrue(r.worstStep() >= 1.0, "worst step " + r.worstStep());
+    assertEquals(cluster.collectors().size(), r.collectors());
+  }
+
+  @Test
+  void aSweepStepsMinimumIsWhatTheLeaverHeldOrAFairShareForAJoin() {
+    Result initial = result(ClusterScenario.INITIAL, "rendezvous");
+    assertTrue(Double.isNaN(initial.worstStep()), "no step changes the set by one");
+    dev.apportion.allocation.Allocator a =
+        dev.apportion.allocation.Allocators.builder("rendezvous").build();
+    a.setCollectors(cluster.collectors());
+    a.setTargets(cluster.targets());
+    List<Collector> fewer = new ArrayList<>(cluster.collectors());
+    Collector gone = fewer.remove(3);
+    assertEquals(a.snapshot().targetCount(gone.name()),
+        Simulator.stepMinimum(a.snapshot(), new ClusterEvent.Collectors(fewer)));
+    List<Collector> more = new ArrayList<>(cluster.collectors());
+    more.add(Collector.of("collector-new", "node-0"));
+    assertEquals(cluster.targets().size() / more.size(),
+        Simulator.stepMinimum(a.snapshot(), new ClusterEvent.Collectors(more)));
+    assertEquals(0, Simulator.stepMinimum(a.snapshot(), new ClusterEvent.Targets(List.of())));
+  }
+
+  @Test
+  void consistentHashingKeepsEverySweepStepWithinTwiceItsMinimum() {
+    Cluster big = ClusterGenerator.generate(new ClusterGenerator.Shape(3, 100, 10_000, 6, 0.03),
+        SEED);
+    List<Result> rs = new Simulator(Mode.CENTRAL, SEED, null)
+        .run(big, List.of("consistent-hashing"), List.of(ClusterScenario.SWEEP));
+    Result r = rs.get(0);
+    assertEquals(20, ClusterScenario.SWEEP.plan(big, Simulator.randomFor(ClusterScenario.SWEEP,
+        SEED)).steps().size());
+    assertTrue(r.worstStep() <= 2.0, "worst step " + r.worstStep());
+    assertEquals(0, r.idle());
+  }
+
+  @Test
   void theSameSeedGivesTheSameFigures() {
     List<Result> again = new Simulator(Mode.CENTRAL, SEED, null)
         .run(cluster, STRATEGIES, List.of(ClusterScenario.SCALE_IN, ClusterScenario.NODE_LOST));
