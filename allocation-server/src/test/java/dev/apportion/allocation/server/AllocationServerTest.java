@@ -247,6 +247,55 @@ class AllocationServerTest {
     }
   }
 
+  @Test
+  void answersAreWholeSnapshotsWhileAWriterKeepsChangingTheTargets() throws Exception {
+    List<Target> setA = new ArrayList<>();
+    List<Target> setB = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      setA.add(Target.of("a", "10.1.0." + i + ":1"));
+      setB.add(Target.of("b", "10.2.0." + i + ":1"));
+    }
+    allocator.setTargets(setA);
+    Map<String, String> answersA = new java.util.HashMap<>();
+    for (String c : List.of("a", "b", "c")) {
+      answersA.put(c, Http.get(base + "/targets?collector=" + c).body());
+    }
+    allocator.setTargets(setB);
+    Map<String, String> answersB = new java.util.HashMap<>();
+    for (String c : List.of("a", "b", "c")) {
+      answersB.put(c, Http.get(base + "/targets?collector=" + c).body());
+    }
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread writer =
+        new Thread(
+            () -> {
+              boolean flip = false;
+              while (!stop.get()) {
+                allocator.setTargets(flip ? setA : setB);
+                flip = !flip;
+                try {
+                  Thread.sleep(1); // leaves the requests a core on a 2-core machine
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            });
+    writer.start();
+    Set<String> seen = new HashSet<>();
+    try {
+      for (int i = 0; i < 150; i++) {
+        String c = List.of("a", "b", "c").get(i % 3);
+        String body = Http.get(base + "/targets?collector=" + c).body();
+        assertTrue(body.equals(answersA.get(c)) || body.equals(answersB.get(c)), "a mixed answer: " + body);
+        seen.add(body.equals(answersA.get(c)) ? "A" : "B");
+      }
+    } finally {
+      stop.set(true);
+      writer.join();
+    }
+    assertEquals(Set.of("A", "B"), seen, "both states were served while the writer ran");
+  }
+
   private static Set<String> fieldNames(JsonNode n) {
     Set<String> out = new HashSet<>();
     n.fieldNames().forEachRemaining(out::add);
