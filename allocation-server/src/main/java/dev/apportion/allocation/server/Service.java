@@ -16,12 +16,9 @@ import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The whole service as {@link Main} runs it, built from a {@link ServerConfig}: an allocator with
@@ -34,8 +31,6 @@ import org.slf4j.LoggerFactory;
  * not wait for collectors: they reach the service through the very endpoint readiness gates.
  */
 final class Service implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(Service.class);
-
   private final ServerConfig config;
   private final PrometheusMeterRegistry registry;
   private final Allocator allocator;
@@ -154,17 +149,9 @@ final class Service implements AutoCloseable {
 
   Service start() throws IOException {
     if (kubernetes != null) {
-      // Completes at the first delivery; fails only when the API server refuses the list (RBAC),
-      // after which the source stops and readiness stays false.
-      CompletableFuture<Void> unused =
-          kubernetes
-              .start()
-              .whenComplete(
-                  (v, e) -> {
-                    if (e != null && !(e instanceof CancellationException)) {
-                      LOG.error("watching collector pods failed, check the RBAC rules: {}", e.toString());
-                    }
-                  });
+      // Completes at the first delivery; fails only when the API server refuses the list (401 or
+      // 403), which the source itself logs once at ERROR; readiness then stays false.
+      CompletableFuture<Void> unused = kubernetes.start();
     }
     if (polls != null) {
       polls.start();
