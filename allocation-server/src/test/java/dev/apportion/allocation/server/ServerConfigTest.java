@@ -73,6 +73,17 @@ class ServerConfigTest {
   }
 
   @Test
+  void theShippedExampleIsValidAndReadsItsTargets() throws Exception {
+    // Surefire runs in the module's folder.
+    ServerConfig c = ServerConfig.read(Path.of("example/apportion.yaml"));
+    try (Service s = new Service(c)) {
+      s.feed().refresh();
+      assertEquals(6, s.allocator().snapshot().targets().size());
+      assertTrue(s.isReady());
+    }
+  }
+
+  @Test
   void defaultsAndPolls() throws Exception {
     ServerConfig c =
         parse(
