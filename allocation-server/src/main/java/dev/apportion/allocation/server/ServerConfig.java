@@ -229,7 +229,7 @@ record ServerConfig(
         return new KubernetesCollectors(
             required(k, "namespace", where),
             required(k, "labelSelector", where),
-            duration(text(k, "notReadyGracePeriod", "30s"), where + ".notReadyGracePeriod"));
+            durationOrZero(text(k, "notReadyGracePeriod", "30s"), where + ".notReadyGracePeriod"));
       }
       case "polls" -> {
         JsonNode p = c.get(kind);
@@ -330,10 +330,23 @@ record ServerConfig(
     return duration(s, at, null);
   }
 
+  /** A duration that may be zero ({@code 0s}), such as a grace period that can be turned off. */
+  static Duration durationOrZero(String s, String at) throws ConfigException {
+    return "0".equals(s.trim()) ? Duration.ZERO : parseDuration(s, at);
+  }
+
   private static Duration duration(String s, String at, Duration dflt) throws ConfigException {
     if (s == null) {
       return dflt;
     }
+    Duration d = parseDuration(s, at);
+    if (d.isZero()) {
+      throw new ConfigException(at + ": must be positive");
+    }
+    return d;
+  }
+
+  private static Duration parseDuration(String s, String at) throws ConfigException {
     Matcher m = DURATION.matcher(s.trim());
     if (!m.matches()) {
       throw new ConfigException(at + ": must be a duration such as 500ms, 15s, 2m or 1h");
@@ -346,9 +359,6 @@ record ServerConfig(
           case "m" -> Duration.ofMinutes(n);
           default -> Duration.ofHours(n);
         };
-    if (d.isZero()) {
-      throw new ConfigException(at + ": must be positive");
-    }
     return d;
   }
 

@@ -43,6 +43,15 @@ final class Service implements AutoCloseable {
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
 
   Service(ServerConfig config) throws ConfigException {
+    this(config, null);
+  }
+
+  /**
+   * With {@code client} non-null, Kubernetes collectors are watched through it (tests); the service
+   * then leaves it open. With null, the service builds its own client (in-cluster or KUBECONFIG)
+   * and closes it.
+   */
+  Service(ServerConfig config, KubernetesClient client) throws ConfigException {
     this.config = config;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Allocators.Builder b = Allocators.builder(config.strategy());
@@ -115,10 +124,10 @@ final class Service implements AutoCloseable {
     } else {
       ServerConfig.KubernetesCollectors k = (ServerConfig.KubernetesCollectors) c;
       this.polls = null;
-      this.kubernetesClient = new KubernetesClientBuilder().build();
+      this.kubernetesClient = client == null ? new KubernetesClientBuilder().build() : null;
       this.kubernetes =
           KubernetesCollectorSource.builder()
-              .client(kubernetesClient)
+              .client(client == null ? kubernetesClient : client)
               .namespace(k.namespace())
               .labelSelector(k.labelSelector())
               .notReadyGracePeriod(k.notReadyGracePeriod())
@@ -191,6 +200,8 @@ final class Service implements AutoCloseable {
     }
     if (kubernetes != null) {
       parts.add(kubernetes);
+    }
+    if (kubernetesClient != null) {
       parts.add(kubernetesClient);
     }
     for (AutoCloseable p : parts) {
