@@ -139,9 +139,8 @@ public final class AllocationServer implements AutoCloseable {
               t.setDaemon(true);
               return t;
             },
-            (task, p) -> {
-              throw new java.util.concurrent.RejectedExecutionException("request queue full");
-            });
+            // The JDK server closes the connection when its executor refuses an exchange.
+            new ThreadPoolExecutor.AbortPolicy());
     pool.allowCoreThreadTimeOut(true);
     s.setExecutor(pool);
     s.createContext("/", this::handle);
