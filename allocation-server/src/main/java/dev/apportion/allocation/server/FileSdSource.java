@@ -1,0 +1,113 @@
+package dev.apportion.allocation.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.apportion.allocation.Target;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Prometheus file SD: re-reads the files only when one changed (size or modification time) or the
+ * set of files matching the patterns changed; otherwise returns the same list. Prometheus watches
+ * with inotify and re-reads every five minutes as well; polling the files' attributes once per
+ * refresh costs a few stat calls and also works where inotify does not (a ConfigMap's symlink
+ * swap, network file systems).
+ */
+final class FileSdSource implements TargetSource {
+  /** Larger files are refused rather than read into memory. */
+  static final long MAX_FILE_BYTES = 64L << 20;
+
+  private final String job;
+  private final List<Path> patterns;
+  private Map<Path, String> lastStamps;
+  private List<Target> last = List.of();
+
+  FileSdSource(String job, List<Path> patterns) {
+    if (patterns.isEmpty()) {
+      throw new IllegalArgumentException("file SD needs at least one file");
+    }
+    this.job = job;
+    this.patterns = patterns;
+  }
+
+  @Override
+  public String describe() {
+    return "file SD " + patterns;
+  }
+
+  @Override
+  public List<Target> read() throws IOException {
+    Map<Path, String> stamps = new TreeMap<>();
+    for (Path p : patterns) {
+      for (Path f : expand(p)) {
+        try {
+          BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
+          if (a.isRegularFile()) {
+            stamps.put(f, a.size() + "@" + a.lastModifiedTime().toMillis());
+          }
+        } catch (NoSuchFileException e) {
+          // gone between listing and reading: it simply has no targets now
+        }
+      }
+    }
+    if (stamps.equals(lastStamps)) {
+      return last;
+    }
+    List<Target> out = new ArrayList<>();
+    for (Path f : stamps.keySet()) {
+      if (Files.size(f) > MAX_FILE_BYTES) {
+        throw new IOException(f + ": larger than " + MAX_FILE_BYTES + " bytes");
+      }
+      String name = f.getFileName().toString();
+      ObjectMapper mapper = name.endsWith(".json") ? TargetGroups.JSON : TargetGroups.YAML;
+      JsonNode root;
+      try {
+        root = mapper.readTree(f.toFile());
+      } catch (IOException e) {
+        throw new IOException(f + ": " + firstLine(e.getMessage()), e);
+      }
+      out.addAll(TargetGroups.parse(root, job, "__meta_filepath", f.toString(), f.toString()));
+    }
+    last = List.copyOf(out);
+    lastStamps = stamps;
+    return last;
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "unreadable";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static List<Path> expand(Path pattern) throws IOException {
+    Path name = pattern.getFileName();
+    if (name == null || !isGlob(name.toString())) {
+      return Files.exists(pattern) ? List.of(pattern) : List.of();
+    }
+    Path dir = pattern.getParent() == null ? Path.of(".") : pattern.getParent();
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    List<Path> out = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, name.toString())) {
+      for (Path p : ds) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  private static boolean isGlob(String s) {
+    return s.indexOf('*') >= 0 || s.indexOf('?') >= 0 || s.indexOf('[') >= 0;
+  }
+}

@@ -1,0 +1,85 @@
+package dev.apportion.allocation.server;
+
+import dev.apportion.allocation.server.ServerConfig.ConfigException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs the allocation server from one YAML file: {@code java -jar apportion-server.jar CONFIG}.
+ *
+ * <p>A bad config (unreadable, malformed, an unknown key or strategy, a bad value) prints one line
+ * to standard error and exits with status 2; an address that cannot be bound exits with 1. Before
+ * the server starts, the JDK HTTP server's JVM-wide limits are set unless given on the command
+ * line: {@code sun.net.httpserver.maxReqTime} and {@code maxRspTime} 10 s, {@code maxReqHeaders}
+ * 64, {@code maxReqHeaderSize} 16384 bytes, {@code idleInterval} 30 s. Blocks until the JVM is
+ * stopped (SIGTERM closes the server first).
+ */
+public final class Main {
+  private Main() {}
+
+  /**
+   * Runs the service; returns only when the JVM shuts down.
+   *
+   * @param args one argument: the config file
+   */
+  public static void main(String[] args) {
+    int status = run(args, new PrintStream(System.err, true, StandardCharsets.UTF_8));
+    if (status != 0) {
+      System.exit(status);
+    }
+  }
+
+  static int run(String[] args, PrintStream err) {
+    if (args.length != 1 || args[0].startsWith("-")) {
+      err.println("usage: java -jar apportion-server.jar CONFIG.yaml (docs/server.md describes the file)");
+      return 2;
+    }
+    limits();
+    Service service;
+    try {
+      service = new Service(ServerConfig.read(Path.of(args[0])));
+    } catch (ConfigException e) {
+      err.println("apportion-server: bad config: " + e.getMessage());
+      return 2;
+    }
+    try {
+      service.start();
+    } catch (IOException e) {
+      err.println("apportion-server: cannot listen on " + service.config().listen() + ": " + e.getMessage());
+      service.close();
+      return 1;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  service.close();
+                  stopped.countDown();
+                },
+                "apportion-shutdown"));
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+
+  private static void limits() {
+    setIfAbsent("sun.net.httpserver.maxReqTime", "10");
+    setIfAbsent("sun.net.httpserver.maxRspTime", "10");
+    setIfAbsent("sun.net.httpserver.maxReqHeaders", "64");
+    setIfAbsent("sun.net.httpserver.maxReqHeaderSize", "16384");
+    setIfAbsent("sun.net.httpserver.idleInterval", "30");
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package dev.apportion.allocation.server;
+
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.kubernetes.KubernetesCollectorSource;
+import dev.apportion.allocation.metrics.AllocatorMetrics;
+import dev.apportion.allocation.server.ServerConfig.ConfigException;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The whole service as {@link Main} runs it, built from a {@link ServerConfig}: an allocator with
+ * {@link AllocatorMetrics} on a Prometheus registry, a {@link TargetFeed} over the configured
+ * sources, the configured collector source, and an {@link AllocationServer}. Tests run it in
+ * process.
+ *
+ * <p>Ready ({@code /readyz}) when the feed has read every source once and, for static and
+ * Kubernetes collectors, the collectors were delivered once. With poll membership readiness does
+ * not wait for collectors: they reach the service through the very endpoint readiness gates.
+ */
+final class Service implements AutoCloseable {
+  private final ServerConfig config;
+  private final PrometheusMeterRegistry registry;
+  private final Allocator allocator;
+  private final TargetFeed feed;
+  private final AllocationServer server;
+  private final PollMembership polls;
+  private final KubernetesClient kubernetesClient;
+  private final KubernetesCollectorSource kubernetes;
+  private final BooleanSupplier collectorsReady;
+  private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
+
+  Service(ServerConfig config) throws ConfigException {
+    this(config, null);
+  }
+
+  /**
+   * With {@code client} non-null, Kubernetes collectors are watched through it (tests); the service
+   * then leaves it open. With null, the service builds its own client (in-cluster or KUBECONFIG)
+   * and closes it.
+   */
+  Service(ServerConfig config, KubernetesClient client) throws ConfigException {
+    this.config = config;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Allocators.Builder b = Allocators.builder(config.strategy());
+    try {
+      if (config.fallback() != null) {
+        b.fallback(config.fallback());
+      }
+      if (config.loadFactor() != null) {
+        b.loadFactor(config.loadFactor());
+      }
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("strategy: " + e.getMessage());
+    }
+    b.listener(AllocatorMetrics.of(registry));
+    try {
+      this.allocator = b.build();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("strategy: " + e.getMessage());
+    }
+
+    HttpClient http =
+        HttpClient.newBuilder()
+            .connectTimeout(config.requestTimeout())
+            .followRedirects(HttpClient.Redirect.NORMAL)
+            .build();
+    TargetFeed.Builder fb = TargetFeed.builder(allocator).interval(config.refreshInterval());
+    for (ServerConfig.SourceConfig s : config.targets()) {
+      if (s instanceof ServerConfig.FileSd f) {
+        fb.source(TargetSource.fileSd(f.job(), f.files()));
+      } else if (s instanceof ServerConfig.HttpSd h) {
+        fb.source(TargetSource.httpSd(h.job(), h.url(), http, config.requestTimeout()));
+      } else if (s instanceof ServerConfig.PrometheusApi p) {
+        fb.source(TargetSource.prometheusTargets(p.url(), http, config.requestTimeout()));
+      }
+    }
+    this.feed = fb.build();
+    List<TargetSource> sources = feed.sources();
+    for (int i = 0; i < sources.size(); i++) {
+      int index = i;
+      Gauge.builder("apportion_server_source_up", feed, f -> f.isUp(index) ? 1 : 0)
+          .description("1 when the target source's last read succeeded")
+          .tag("source", sources.get(i).describe())
+          .register(registry);
+    }
+
+    AllocationServer.Builder sb =
+        AllocationServer.builder(allocator)
+            .address(config.listen())
+            .metrics(registry::scrape)
+            .scrapeConfigs(config.scrapeConfigs())
+            .requestCounter(this::countRequest);
+    ServerConfig.CollectorsConfig c = config.collectors();
+    if (c instanceof ServerConfig.StaticCollectors s) {
+      allocator.setCollectors(s.collectors());
+      this.polls = null;
+      this.kubernetes = null;
+      this.kubernetesClient = null;
+      this.collectorsReady = () -> true;
+    } else if (c instanceof ServerConfig.PollCollectors p) {
+      this.polls =
+          PollMembership.builder(allocator::setCollectors)
+              .settle(config.refreshInterval())
+              .expireAfter(p.expireAfter())
+              .expected(p.expected())
+              .build();
+      sb.polls(polls);
+      this.kubernetes = null;
+      this.kubernetesClient = null;
+      this.collectorsReady = () -> true;
+    } else {
+      ServerConfig.KubernetesCollectors k = (ServerConfig.KubernetesCollectors) c;
+      this.polls = null;
+      this.kubernetesClient = client == null ? new KubernetesClientBuilder().build() : null;
+      this.kubernetes =
+          KubernetesCollectorSource.builder()
+              .client(client == null ? kubernetesClient : client)
+              .namespace(k.namespace())
+              .labelSelector(k.labelSelector())
+              .notReadyGracePeriod(k.notReadyGracePeriod())
+              .forAllocator(allocator)
+              .build();
+      KubernetesCollectorSource source = kubernetes;
+      this.collectorsReady = source::isWatching;
+    }
+    this.server = sb.readiness(this::isReady).build();
+  }
+
+  private void countRequest(String endpoint, int status) {
+    requestCounters
+        .computeIfAbsent(
+            endpoint + " " + status,
+            k ->
+                Counter.builder("apportion_server_requests")
+                    .description("HTTP requests answered, by endpoint and status")
+                    .tag("endpoint", endpoint)
+                    .tag("status", Integer.toString(status))
+                    .register(registry))
+        .increment();
+  }
+
+  boolean isReady() {
+    return feed.isReady() && collectorsReady.getAsBoolean();
+  }
+
+  Service start() throws IOException {
+    if (kubernetes != null) {
+      // Completes at the first delivery; fails only when the API server refuses the list (401 or
+      // 403), which the source itself logs once at ERROR; readiness then stays false.
+      CompletableFuture<Void> unused = kubernetes.start();
+    }
+    if (polls != null) {
+      polls.start();
+    }
+    feed.start();
+    server.start();
+    return this;
+  }
+
+  int port() {
+    return server.port();
+  }
+
+  Allocator allocator() {
+    return allocator;
+  }
+
+  TargetFeed feed() {
+    return feed;
+  }
+
+  PollMembership polls() {
+    return polls;
+  }
+
+  ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public void close() {
+    List<AutoCloseable> parts = new ArrayList<>();
+    parts.add(server);
+    parts.add(feed);
+    if (polls != null) {
+      parts.add(polls);
+    }
+    if (kubernetes != null) {
+      parts.add(kubernetes);
+    }
+    if (kubernetesClient != null) {
+      parts.add(kubernetesClient);
+    }
+    for (AutoCloseable p : parts) {
+      try {
+        p.close();
+      } catch (Exception e) {
+        // closing on the way out: nothing useful to do with it
+      }
+    }
+    registry.close();
+  }
+}

@@ -1,0 +1,243 @@
+package dev.apportion.allocation.server;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Target;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps an {@link Allocator}'s targets equal to what its {@link TargetSource}s know: every refresh
+ * interval it reads each source, in order, and gives the allocator the concatenation in one {@link
+ * Allocator#setTargets} call (an unchanged set costs the allocator two number comparisons per
+ * target and publishes nothing).
+ *
+ * <p>A source that fails keeps its last good list, so a flapping SD endpoint does not drop its
+ * targets; the failure is logged at WARN once per episode (the first failure after a success) and
+ * the recovery at INFO. Until every source has been read once, nothing is set and {@link
+ * #isReady()} is false: a half-read start would place a partial set and then move it.
+ *
+ * <p>Thread-safe. {@link #refresh()} blocks on the sources' I/O and on the allocator's writers;
+ * {@link #start()} runs it on one daemon thread.
+ */
+public final class TargetFeed implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TargetFeed.class);
+
+  private final Allocator allocator;
+  private final List<TargetSource> sources;
+  private final Duration interval;
+  /** Serializes refreshes; held across the sources' I/O. */
+  private final Object refreshLock = new Object();
+  /** Guards the timer only, so that close() never waits for a refresh. */
+  private final Object lifecycleLock = new Object();
+
+  @GuardedBy("refreshLock")
+  private final List<List<Target>> lastGood;
+
+  @GuardedBy("refreshLock")
+  private final boolean[] failing;
+
+  @GuardedBy("lifecycleLock")
+  private ScheduledExecutorService timer;
+
+  private volatile boolean ready;
+  /** 1 where the source's last read succeeded. */
+  private final AtomicIntegerArray up;
+
+  private TargetFeed(Builder b) {
+    this.allocator = b.allocator;
+    this.sources = List.copyOf(b.sources);
+    this.interval = b.interval;
+    this.lastGood = new ArrayList<>();
+    for (int i = 0; i < sources.size(); i++) {
+      lastGood.add(null);
+    }
+    this.failing = new boolean[sources.size()];
+    this.up = new AtomicIntegerArray(sources.size());
+  }
+
+  /**
+   * A builder feeding {@code allocator}.
+   *
+   * @param allocator the allocator; not null
+   * @return a new builder
+   */
+  public static Builder builder(Allocator allocator) {
+    return new Builder(Objects.requireNonNull(allocator, "allocator"));
+  }
+
+  /**
+   * Reads every source once and sets the allocator's targets if every source has been read at
+   * least once. Blocks on I/O and on the allocator.
+   *
+   * @throws InterruptedException if interrupted while reading a source
+   */
+  public void refresh() throws InterruptedException {
+    synchronized (refreshLock) {
+      for (int i = 0; i < sources.size(); i++) {
+        TargetSource s = sources.get(i);
+        try {
+          lastGood.set(i, s.read());
+          if (failing[i]) {
+            LOG.info("target source {} is readable again", s.describe());
+          }
+          failing[i] = false;
+        } catch (IOException | RuntimeException e) {
+          if (!failing[i]) {
+            LOG.warn(
+                "target source {} failed ({}); keeping its last {} targets until it recovers",
+                s.describe(),
+                e.getMessage(),
+                lastGood.get(i) == null ? 0 : lastGood.get(i).size());
+          }
+          failing[i] = true;
+        }
+        up.set(i, failing[i] ? 0 : 1);
+      }
+      List<Target> all = new ArrayList<>();
+      for (List<Target> l : lastGood) {
+        if (l == null) {
+          return;
+        }
+        all.addAll(l);
+      }
+      allocator.setTargets(all);
+      if (!ready) {
+        LOG.info("targets read from {} sources: {} targets", sources.size(), all.size());
+      }
+      ready = true;
+    }
+  }
+
+  /**
+   * Whether every source has been read at least once and the allocator was given their targets.
+   * Never blocks.
+   *
+   * @return true once the first full set was given
+   */
+  public boolean isReady() {
+    return ready;
+  }
+
+  /**
+   * Whether the {@code i}-th source's last read succeeded. Never blocks.
+   *
+   * @param i the source's index, in the order added
+   * @return true if its last read succeeded
+   */
+  public boolean isUp(int i) {
+    return up.get(i) == 1;
+  }
+
+  /**
+   * The sources, in the order added.
+   *
+   * @return an immutable list
+   */
+  public List<TargetSource> sources() {
+    return sources;
+  }
+
+  /**
+   * Refreshes now and then every interval, on a daemon thread. Does not block.
+   *
+   * @return this feed
+   */
+  public TargetFeed start() {
+    synchronized (lifecycleLock) {
+      if (timer == null) {
+        timer =
+            Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "apportion-target-feed");
+                  t.setDaemon(true);
+                  return t;
+                });
+        ScheduledFuture<?> unused = timer.scheduleWithFixedDelay(this::refreshLogged, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+      }
+    }
+    return this;
+  }
+
+  private void refreshLogged() {
+    try {
+      refresh();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("setting the targets failed; retrying at the next refresh", e);
+    }
+  }
+
+  /** Stops refreshing; interrupts a refresh in progress. Does not wait for it. */
+  @Override
+  public void close() {
+    ScheduledExecutorService t;
+    synchronized (lifecycleLock) {
+      t = timer;
+      timer = null;
+    }
+    if (t != null) {
+      t.shutdownNow();
+    }
+  }
+
+  /** Configures a {@link TargetFeed}. Not thread-safe. */
+  public static final class Builder {
+    private final Allocator allocator;
+    private final List<TargetSource> sources = new ArrayList<>();
+    private Duration interval = Duration.ofSeconds(30);
+
+    private Builder(Allocator allocator) {
+      this.allocator = allocator;
+    }
+
+    /**
+     * Adds a source; targets are concatenated in the order sources are added.
+     *
+     * @param source the source; not null
+     * @return this builder
+     */
+    public Builder source(TargetSource source) {
+      sources.add(Objects.requireNonNull(source, "source"));
+      return this;
+    }
+
+    /**
+     * How often the sources are read. Default 30 s.
+     *
+     * @param interval positive
+     * @return this builder
+     */
+    public Builder interval(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("interval must be positive");
+      }
+      this.interval = interval;
+      return this;
+    }
+
+    /**
+     * A feed, not yet started.
+     *
+     * @return the feed
+     * @throws IllegalStateException if no source was added
+     */
+    public TargetFeed build() {
+      if (sources.isEmpty()) {
+        throw new IllegalStateException("a target feed needs at least one source");
+      }
+      return new TargetFeed(this);
+    }
+  }
+}

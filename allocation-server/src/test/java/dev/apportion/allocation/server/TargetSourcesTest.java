@@ -1,0 +1,197 @@
+package dev.apportion.allocation.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TargetSourcesTest {
+  @TempDir Path dir;
+  private HttpServer server;
+  private final AtomicReference<String> body = new AtomicReference<>("[]");
+  private final AtomicReference<Integer> status = new AtomicReference<>(200);
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.stop(0);
+    }
+  }
+
+  private URI serve() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    server.createContext(
+        "/",
+        ex -> {
+          byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(status.get(), b.length);
+          try (OutputStream out = ex.getResponseBody()) {
+            out.write(b);
+          }
+        });
+    server.start();
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  private static Set<String> addresses(List<Target> targets) {
+    Set<String> out = new TreeSet<>();
+    targets.forEach(t -> out.add(t.address()));
+    return out;
+  }
+
+  @Test
+  void fileSdReadsJsonAndYamlWithPrometheusLabels() throws Exception {
+    Files.writeString(dir.resolve("a.json"), "[{\"targets\":[\"h1:1\",\"h2:1\"],\"labels\":{\"env\":\"prod\"}}]");
+    Files.writeString(
+        dir.resolve("b.yaml"),
+        "- targets: ['h3:1']\n  labels: {__meta_kubernetes_pod_node_name: n1}\n");
+    Files.writeString(dir.resolve("ignored.txt"), "not targets");
+    TargetSource s = TargetSource.fileSd("j", List.of(dir.resolve("*.json"), dir.resolve("b.yaml")));
+    List<Target> targets = s.read();
+    assertEquals(Set.of("h1:1", "h2:1", "h3:1"), addresses(targets));
+    Target h1 = targets.stream().filter(t -> t.address().equals("h1:1")).findFirst().orElseThrow();
+    assertEquals("j", h1.job());
+    assertEquals("prod", h1.labels().get("env"));
+    assertEquals("h1:1", h1.labels().get("__address__"));
+    assertEquals(dir.resolve("a.json").toString(), h1.labels().get("__meta_filepath"));
+    Target h3 = targets.stream().filter(t -> t.address().equals("h3:1")).findFirst().orElseThrow();
+    assertEquals(Optional.of("n1"), h3.node());
+  }
+
+  @Test
+  void fileSdReReadsOnlyWhenAFileChanges() throws Exception {
+    Path f = dir.resolve("t.json");
+    Files.writeString(f, "[{\"targets\":[\"h1:1\"]}]");
+    TargetSource s = TargetSource.fileSd("j", List.of(dir.resolve("*.json")));
+    List<Target> first = s.read();
+    assertSame(first, s.read(), "unchanged files are not re-read");
+    Files.writeString(f, "[{\"targets\":[\"h1:1\",\"h2:2\"]}]");
+    Files.setLastModifiedTime(f, FileTime.fromMillis(Files.getLastModifiedTime(f).toMillis() + 2000));
+    assertEquals(Set.of("h1:1", "h2:2"), addresses(s.read()));
+    Files.writeString(dir.resolve("u.json"), "[{\"targets\":[\"h3:3\"]}]");
+    assertEquals(Set.of("h1:1", "h2:2", "h3:3"), addresses(s.read()), "a new file matching the glob");
+    Files.delete(f);
+    assertEquals(Set.of("h3:3"), addresses(s.read()), "a file that went");
+  }
+
+  @Test
+  void malformedFilesAreErrorsNamingTheFile() throws Exception {
+    Path f = dir.resolve("t.json");
+    Files.writeString(f, "{\"targets\": 1}");
+    IOException e = assertThrows(IOException.class, () -> TargetSource.fileSd("j", List.of(f)).read());
+    assertTrue(e.getMessage().contains(f.toString()), e.getMessage());
+    Files.writeString(f, "[{\"targets\": [\"\"]}]");
+    assertThrows(IOException.class, () -> TargetSource.fileSd("j", List.of(f)).read());
+  }
+
+  @Test
+  void httpSdAddsTheUrlMetaLabel() throws Exception {
+    URI base = serve();
+    body.set("[{\"targets\":[\"a:1\"],\"labels\":{\"x\":\"y\"}}]");
+    URI url = base.resolve("/sd");
+    TargetSource s = TargetSource.httpSd("apps", url, HttpClient.newHttpClient(), Duration.ofSeconds(5));
+    List<Target> t = s.read();
+    assertEquals(1, t.size());
+    assertEquals("apps", t.get(0).job());
+    assertEquals("y", t.get(0).labels().get("x"));
+    assertEquals(url.toString(), t.get(0).labels().get("__meta_url"));
+    status.set(500);
+    IOException e = assertThrows(IOException.class, s::read);
+    assertTrue(e.getMessage().contains("HTTP 500"), e.getMessage());
+  }
+
+  @Test
+  void prometheusTargetsKeepDiscoveredLabelsUnderTheScrapePool() throws Exception {
+    URI base = serve();
+    body.set(
+        """
+        {"status":"success","data":{"activeTargets":[
+          {"discoveredLabels":{"__address__":"10.0.0.1:9100","job":"node",
+             "__meta_kubernetes_pod_node_name":"n1","__metrics_path__":"/metrics"},
+           "labels":{"instance":"10.0.0.1:9100","job":"node"},"scrapePool":"node","health":"up"},
+          {"discoveredLabels":{"__address__":"10.0.0.2:8080","job":"apps"},
+           "scrapePool":"apps","health":"up"}],
+         "droppedTargets":[]}}
+        """);
+    TargetSource s = TargetSource.prometheusTargets(base, HttpClient.newHttpClient(), Duration.ofSeconds(5));
+    List<Target> t = s.read();
+    assertEquals(2, t.size());
+    Target node = t.get(0);
+    assertEquals("node", node.job());
+    assertEquals("10.0.0.1:9100", node.address());
+    assertEquals(Optional.of("n1"), node.node());
+    assertEquals("apps", t.get(1).job());
+    body.set("{\"status\":\"error\"}");
+    assertThrows(IOException.class, s::read);
+  }
+
+  @Test
+  void theFeedCombinesSourcesAndKeepsAFailingSourcesLastGoodTargets() throws Exception {
+    URI base = serve();
+    body.set("[{\"targets\":[\"a:1\",\"b:1\"]}]");
+    Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"c:1\"]}]");
+    Allocator allocator = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    allocator.setCollectors(List.of(Collector.of("x")));
+    TargetFeed feed =
+        TargetFeed.builder(allocator)
+            .source(TargetSource.httpSd("h", base.resolve("/sd"), HttpClient.newHttpClient(), Duration.ofSeconds(5)))
+            .source(TargetSource.fileSd("f", List.of(dir.resolve("t.json"))))
+            .build();
+    assertFalse(feed.isReady());
+    feed.refresh();
+    assertTrue(feed.isReady());
+    assertEquals(Set.of("a:1", "b:1", "c:1"), addresses(List.copyOf(allocator.snapshot().targets())));
+    status.set(503);
+    feed.refresh();
+    assertFalse(feed.isUp(0));
+    assertTrue(feed.isUp(1));
+    assertEquals(3, allocator.snapshot().targets().size(), "the failing source keeps its targets");
+    status.set(200);
+    body.set("[{\"targets\":[\"a:1\"]}]");
+    feed.refresh();
+    assertTrue(feed.isUp(0));
+    assertEquals(Set.of("a:1", "c:1"), addresses(List.copyOf(allocator.snapshot().targets())));
+  }
+
+  @Test
+  void theFeedSetsNothingUntilEverySourceWasReadOnce() throws Exception {
+    URI base = serve();
+    status.set(500);
+    Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"c:1\"]}]");
+    Allocator allocator = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    TargetFeed feed =
+        TargetFeed.builder(allocator)
+            .source(TargetSource.fileSd("f", List.of(dir.resolve("t.json"))))
+            .source(TargetSource.httpSd("h", base.resolve("/sd"), HttpClient.newHttpClient(), Duration.ofSeconds(5)))
+            .build();
+    feed.refresh();
+    assertFalse(feed.isReady());
+    assertTrue(allocator.snapshot().targets().isEmpty());
+  }
+}
