@@ -14,7 +14,9 @@ final class AllocatorPlacement implements Placement {
   private final Allocator allocator;
   private int moved;
 
-  AllocatorPlacement(String strategy) {
+  AllocatorPlacement(String name) {
+    int at = name.indexOf(LOAD_FACTOR);
+    String strategy = at < 0 ? name : name.substring(0, at);
     Allocators.Builder b;
     if (strategy.equals(PER_NODE_NO_ZONES)) {
       b = Allocators.builder(Allocators.PER_NODE).noPartitioning();
@@ -23,6 +25,9 @@ final class AllocatorPlacement implements Placement {
           .zoneAware().maxSkew(VARIANT_MAX_SKEW);
     } else {
       b = Allocators.builder(strategy);
+    }
+    if (at >= 0) {
+      b.loadFactor(Double.parseDouble(name.substring(at + 1)));
     }
     this.allocator = b
         // Benchmarks and simulations cause large moves on purpose (a whole rollout); the

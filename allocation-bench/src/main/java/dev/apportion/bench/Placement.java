@@ -27,6 +27,12 @@ public interface Placement {
     return new AllocatorPlacement(strategy);
   }
 
+  /**
+   * Before a load factor that ends a strategy's name: {@code consistent-hashing@1.15}, {@code
+   * consistent-hashing:zones@1.1} (what {@code Builder.loadFactor} sets).
+   */
+  String LOAD_FACTOR = "@";
+
   /** The suffix of a zone-aware variant: {@code consistent-hashing:zones} and so on. */
   String ZONES = ":zones";
   /** {@code per-node} with its fallback cluster-wide (no zone partitioning): the old default. */

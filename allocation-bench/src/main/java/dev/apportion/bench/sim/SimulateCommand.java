@@ -73,8 +73,8 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--strategy", paramLabel = "NAME",
       description = "A strategy to simulate; repeat for several. Besides the strategies, the "
           + "variants consistent-hashing:zones, least-weighted:zones, rendezvous:zones "
-          + "(zone-aware, skew limit 2) and per-node:no-zones (fallback cluster-wide). "
-          + "Default: all.")
+          + "(zone-aware, skew limit 2) and per-node:no-zones (fallback cluster-wide); "
+          + "NAME@F sets the load factor, e.g. consistent-hashing@1.15. Default: all.")
   List<String> strategies = new ArrayList<>();
 
   @Option(names = "--scenario", paramLabel = "NAME", converter = ScenarioConverter.class,
@@ -350,7 +350,23 @@ public final class SimulateCommand implements Callable<Integer> {
     if (strategies.isEmpty()) {
       return new ArrayList<>(known);
     }
-    for (String s : strategies) {
+    for (String given : strategies) {
+      String s = given;
+      int at = s.indexOf(dev.apportion.bench.Placement.LOAD_FACTOR);
+      if (at >= 0) {
+        String factor = s.substring(at + 1);
+        double f;
+        try {
+          f = Double.parseDouble(factor);
+        } catch (NumberFormatException e) {
+          f = Double.NaN;
+        }
+        if (!(f > 1) || Double.isInfinite(f)) {
+          throw new InputException("--strategy " + s + ": the load factor after '@' must be a "
+              + "number above 1, not '" + factor + "'");
+        }
+        s = s.substring(0, at);
+      }
       if (!known.contains(s)) {
         throw new InputException("--strategy: unknown strategy '" + s + "'; known: "
             + String.join(", ", known));

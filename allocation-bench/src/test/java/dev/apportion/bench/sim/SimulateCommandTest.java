@@ -119,6 +119,36 @@ class SimulateCommandTest {
   }
 
   @Test
+  void aLoadFactorAfterTheNameConfiguresThatRun() {
+    // Enough targets per collector that the largest cost (5000) fits in a tenth of a share: at a
+    // few hundred targets a tight bound is a bin-packing problem no placement can always solve.
+    Run run = simulate("--nodes", "6", "--target-count", "12000", "--nodeless-percent", "0",
+        "--strategy", "consistent-hashing@1.05", "--strategy", "consistent-hashing@1.5",
+        "--scenario", "initial");
+    assertEquals(0, run.exit(), run.err());
+    // The generated cluster has costs: consistent-hashing bounds cost (the "cost p/m" column).
+    double tight = costPeakOverMean(run.out(), "consistent-hashing@1.05");
+    double loose = costPeakOverMean(run.out(), "consistent-hashing@1.5");
+    assertTrue(tight <= 1.05 + 0.005, "cost p/m " + tight + " above its load factor");
+    assertTrue(loose > tight, "cost p/m " + loose + " at 1.5, " + tight + " at 1.05");
+    assertOneLineError(simulate("--strategy", "consistent-hashing@0.9"),
+        "apportion simulate: --strategy consistent-hashing@0.9: the load factor after '@' must "
+            + "be a number above 1, not '0.9'");
+    assertOneLineError(simulate("--strategy", "round-robin@1.2"),
+        "apportion simulate: --strategy: unknown strategy 'round-robin'");
+  }
+
+  private static double costPeakOverMean(String out, String strategy) {
+    for (String line : out.split("\n", -1)) {
+      String[] cells = line.trim().split("\\s+", -1);
+      if (cells.length > 1 && cells[0].equals(strategy)) {
+        return Double.parseDouble(cells[3]);
+      }
+    }
+    throw new AssertionError("no row for " + strategy + " in\n" + out);
+  }
+
+  @Test
   void anUnknownStrategyIsAnInputError() {
     assertOneLineError(simulate("--strategy", "round-robin"),
         "apportion simulate: --strategy: unknown strategy 'round-robin'");
