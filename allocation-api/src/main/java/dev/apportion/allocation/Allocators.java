@@ -172,7 +172,10 @@ public final class Allocators {
 
     /**
      * The bound of bounded-load strategies ({@code consistent-hashing}, also as a fallback): no
-     * collector holds more than {@code ceil(loadFactor * targets / collectors)} targets. Ignored
+     * collector holds more than {@code ceil(loadFactor * targets / collectors)} targets, or, when
+     * targets carry {@linkplain Target#cost() costs} or collectors
+     * {@linkplain Collector#capacity() capacities}, more than
+     * {@code ceil(loadFactor * totalCost * capacity / totalCapacity)} cost. Ignored
      * by strategies that are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR}
      * ({@link AllocatorSpec#DEFAULT_LOAD_FACTOR} says why; {@code docs/strategies.md} shows what
      * other factors trade).
@@ -242,7 +245,9 @@ public final class Allocators {
      * A limit on how many targets one collector may hold, whatever the strategy:
      * {@code floor(max * capacity)} for a collector of {@linkplain Collector#capacity() capacity}
      * {@code capacity} (at least 1). A target the strategy would place on a full collector goes
-     * to the collector with the most room instead; one that fits on no collector stays in
+     * to the collector with room that has the least cost relative to its capacity instead
+     * ({@code consistent-hashing} keeps within the limit itself, as one of its caps); one that
+     * fits on no collector stays in
      * {@link Allocation#unassigned()}, and a warning is logged once per episode. By default there
      * is no limit. See {@code docs/api.md}, "A limit per collector", for when it applies.
      *

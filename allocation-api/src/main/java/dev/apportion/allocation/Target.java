@@ -103,6 +103,15 @@ public final class Target {
   private static final long LABELS_SEED = 0x9E3779B97F4A7C15L;
   /** The cost of a target no cost was attached to. */
   public static final long DEFAULT_COST = 1L;
+
+  /**
+   * The largest cost a target may carry, 2<sup>40</sup> (about 1.1 trillion, far beyond any
+   * scrape's samples): totals are sums of {@code long}s, and at this bound eight million targets
+   * still sum without overflow, so every total an allocator keeps is exact.
+   *
+   * @since 0.1.0
+   */
+  public static final long MAX_COST = 1L << 40;
   /** Up to this many labels, insertion sort; above, a merge sort. */
   private static final int INSERTION_SORT_MAX = 16;
 
@@ -221,15 +230,20 @@ public final class Target {
    * so attaching a fresh cost on every discovery refresh is cheap. Returns {@code this} when the
    * cost is already {@code cost}.
    *
-   * @param cost a non-negative number, in the caller's unit (e.g. samples per scrape)
+   * @param cost a number from 0 to {@value #MAX_COST}, in the caller's unit (e.g. samples per
+   *     scrape)
    * @return the target with that cost
-   * @throws IllegalArgumentException if {@code cost} is negative
+   * @throws IllegalArgumentException if {@code cost} is negative or above {@value #MAX_COST}
    * @since 0.1.0
    */
   public Target withCost(long cost) {
     if (cost < 0) {
       throw new IllegalArgumentException("target cost must not be negative: " + cost + " for "
           + this);
+    }
+    if (cost > MAX_COST) {
+      throw new IllegalArgumentException("target cost must be at most " + MAX_COST + " (2^40): "
+          + cost + " for " + this);
     }
     return cost == this.cost ? this : new Target(this, cost);
   }

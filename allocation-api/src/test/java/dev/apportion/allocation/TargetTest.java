@@ -363,4 +363,20 @@ class TargetTest {
     assertEquals("job/a:1{namespace=\"default\",pod=\"api\"}",
         Target.of("job", "a:1", in).toString());
   }
+
+  @Test
+  void aCostIsBetweenZeroAndTheMaximumAndIsNotIdentity() {
+    Target t = Target.of("node", "10.0.0.1:9100");
+    assertEquals(Target.DEFAULT_COST, t.cost());
+    assertEquals(0, t.withCost(0).cost());
+    assertEquals(Target.MAX_COST, t.withCost(Target.MAX_COST).cost());
+    assertEquals(t, t.withCost(42));
+    assertEquals(t.hash(), t.withCost(42).hash());
+    IllegalArgumentException negative =
+        assertThrows(IllegalArgumentException.class, () -> t.withCost(-1));
+    assertTrue(negative.getMessage().contains("must not be negative"), negative.getMessage());
+    IllegalArgumentException huge =
+        assertThrows(IllegalArgumentException.class, () -> t.withCost(Target.MAX_COST + 1));
+    assertTrue(huge.getMessage().contains("at most " + Target.MAX_COST), huge.getMessage());
+  }
 }

@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
     description = {
       "Measures balance (peak/mean) against movement: ten single removals and ten single "
           + "additions against their minimum, a sweep of collector counts (each single change "
-          + "against its minimum), and the moves that replacing 1% of the targets causes among "
+          + "against its minimum), and the moves that replacing 1%% of the targets causes among "
           + "the others; for each strategy and each load factor of consistent-hashing."},
     exitCodeOnInvalidInput = 2)
 public final class MovementCommand implements Callable<Integer> {

@@ -3,6 +3,8 @@ package dev.apportion.allocation.internal;
 import dev.apportion.allocation.spi.AllocatorSpec;
 import dev.apportion.allocation.ring.HashRings;
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code consistent-hashing}: consistent hashing with bounded loads (Mirrokni, Thorup and
@@ -48,6 +50,8 @@ import java.util.Arrays;
  * arrays are kept between calls, sized to the largest placement seen.
  */
 final class ConsistentHashingPlacer implements Placer {
+  private static final Logger LOG = LoggerFactory.getLogger(ConsistentHashingPlacer.class);
+
   /**
    * Tokens per collector. Twice the rings' default: the arcs' spread adds to the targets' own
    * (Poisson) spread in deciding how many collectors are full, and every full collector costs
@@ -68,9 +72,17 @@ final class ConsistentHashingPlacer implements Placer {
 
   /**
    * Hysteresis of the cost churn rule: a change of costs alone re-places nothing until some
-   * collector carries more than its cap times {@code 1 + COST_SLACK}.
+   * collector carries more than its cap times {@code 1 + COST_SLACK}, at current costs.
    */
   static final double COST_SLACK = 0.1;
+
+  /**
+   * Whether some target's cost changed since it was last placed (the placement then uses the
+   * costs of its last placement: the churn rule's hysteresis).
+   */
+  private boolean stale;
+  /** Whether the last placement had a target costlier than every cap (an episode, logged once). */
+  private boolean oversizeEpisode;
 
   private final double loadFactor;
   private final int virtualNodes;
@@ -87,6 +99,11 @@ final class ConsistentHashingPlacer implements Placer {
   private Member[] byId = new Member[0];
   private long[] caps = new long[0];
   private long[] loads = new long[0];
+  /** By member id: the per-collector target limit ({@link Member#targetLimit}) and its count. */
+  private int[] countCaps = new int[0];
+  private int[] counts = new int[0];
+  /** By member id: cost at current costs, for the churn rule's check. */
+  private long[] current = new long[0];
 
   // By slot: the cost the last placement used (the cost churn rule), and for which target.
   private long[] placedCost = new long[0];
@@ -119,46 +136,100 @@ final class ConsistentHashingPlacer implements Placer {
   public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
     if (!members.isEmpty() && (!added.isEmpty() || !removed.isEmpty())) {
-      place(members, assignment);
+      placeWithinBounds(members, assignment);
     }
   }
 
+  /**
+   * A collector change re-places with every target's current cost: such a change moves about a
+   * collector's share anyway, and after it the placement is again the pure function of the sets
+   * and their current costs, so replicas that saw different cost histories agree again.
+   */
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
-    place(change.after(), assignment);
+    if (stale && assignment.size() > 0) {
+      ring(change.after());
+      refresh(change.after(), assignment);
+    } else {
+      placeWithinBounds(change.after(), assignment);
+    }
+  }
+
+  /**
+   * Places with the costs of the last placement; if some collector then carries more than its
+   * cap times {@code 1 + }{@value #COST_SLACK} at current costs, refreshes every cost and places
+   * again, so the bound holds within the slack after every write.
+   */
+  private void placeWithinBounds(Members members, Assignment assignment) {
+    place(members, assignment);
+    if (stale && overAtCurrentCosts(members, assignment)) {
+      refresh(members, assignment);
+    }
   }
 
   /**
    * The cost churn rule: a change of costs alone moves nothing while every collector carries at
-   * most its cap times {@code 1 + }{@value #COST_SLACK}. Past that, the targets of the collectors
-   * over it are re-placed with their new costs (the others keep the costs they were placed with),
-   * so the over-full collectors shed their farthest targets and little else moves.
+   * most its cap times {@code 1 + }{@value #COST_SLACK}, both at current costs (the caps from the
+   * current total). Past that, every target's cost is refreshed and the whole view is placed
+   * again: the placement is then the pure function of the sets and their current costs, so
+   * replicas that saw different cost histories agree again, and the bound holds whichever way the
+   * costs drifted (a collector left heavy because the others' targets grew lighter is caught as
+   * well as one whose own targets grew).
    */
   @Override
   public void costsChanged(IntList recosted, Members members, Assignment assignment) {
     int n = assignment.size();
-    if (n == 0 || members.isEmpty()) {
+    if (n == 0 || members.isEmpty() || recosted.isEmpty()) {
       return;
     }
+    stale = true;
     ring(members);
-    long total = placedCosts(assignment, n);
-    computeCaps(members, total);
-    boolean over = false;
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
-      over |= m.cost() > caps[m.id()] * (1 + COST_SLACK);
+    if (overAtCurrentCosts(members, assignment)) {
+      refresh(members, assignment);
     }
-    if (!over) {
-      return;
-    }
+  }
+
+  /** Forgets the costs of the last placement and places with the current ones. */
+  private void refresh(Members members, Assignment assignment) {
+    int n = assignment.size();
+    placedCosts(assignment, n);
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
+      placedCost[slot] = assignment.cost(slot);
+    }
+    stale = false;
+    place(members, assignment);
+  }
+
+  /**
+   * Whether some collector of the view carries more than its cap times {@code 1 + }{@value
+   * #COST_SLACK}, with the view's current costs and caps computed from their total. Counts only
+   * the view's targets (a view may be one partition, or per-node's pool).
+   */
+  private boolean overAtCurrentCosts(Members members, Assignment assignment) {
+    int n = assignment.size();
+    if (current.length < byId.length) {
+      current = new long[byId.length];
+    }
+    Arrays.fill(current, 0);
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      int slot = assignment.slotAt(i);
+      long c = assignment.cost(slot);
+      total += c;
       Member owner = assignment.ownerOf(slot);
-      if (owner != null && owner.cost() > caps[owner.id()] * (1 + COST_SLACK)) {
-        placedCost[slot] = assignment.cost(slot);
+      if (owner != null && owner.id() < current.length) {
+        current[owner.id()] += c;
       }
     }
-    place(members, assignment);
+    computeCaps(members, total);
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      if (current[id] > caps[id] * (1 + COST_SLACK)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The cap for {@code n} targets on {@code c} collectors: {@link AllocatorSpec#boundedLoadCap}. */
@@ -330,17 +401,35 @@ final class ConsistentHashingPlacer implements Placer {
     return total;
   }
 
+  /**
+   * Each member's cap ({@link #memberCap}), no higher than its per-collector cost limit, and its
+   * per-collector target limit: the placer keeps within both, so the engine's limit rule
+   * ({@link CollectorLimits}) never has to take back what this placer put down.
+   */
   private void computeCaps(Members members, long total) {
     if (caps.length < byId.length) {
       caps = new long[byId.length];
       loads = new long[byId.length];
+      countCaps = new int[byId.length];
+      counts = new int[byId.length];
     }
     int c = members.size();
     for (int i = 0; i < c; i++) {
       Member m = members.get(i);
-      caps[m.id()] = memberCap(loadFactor, total, c, m.hash(), m.capacity(),
-          members.totalCapacity(), members.uniformCapacity());
+      caps[m.id()] = Math.min(m.costLimit(), memberCap(loadFactor, total, c, m.hash(),
+          m.capacity(), members.totalCapacity(), members.uniformCapacity()));
+      countCaps[m.id()] = m.targetLimit();
     }
+  }
+
+  /** Whether one more target of {@code targetCost} fits under member {@code id}'s caps. */
+  private boolean room(int id, long targetCost) {
+    return loads[id] + targetCost <= caps[id] && counts[id] < countCaps[id];
+  }
+
+  private void take(int id, long targetCost) {
+    loads[id] += targetCost;
+    counts[id]++;
   }
 
   private void place(Members members, Assignment assignment) {
@@ -353,6 +442,7 @@ final class ConsistentHashingPlacer implements Placer {
     computeCaps(members, total);
     int c = members.size();
     Arrays.fill(loads, 0);
+    Arrays.fill(counts, 0);
     long largestCap = 0;
     for (int i = 0; i < c; i++) {
       largestCap = Math.max(largestCap, caps[members.get(i).id()]);
@@ -369,14 +459,17 @@ final class ConsistentHashingPlacer implements Placer {
     pending.clear();
     // A target costlier than every cap goes first, where it fits best; no other target joins it
     // on a collector it fills.
+    int oversize = 0;
     for (int i = 0; i < n; i++) {
       distance[i] = 0;
       if (cost[i] > largestCap) {
         chosen[i] = fitsBest(members, cost[i]);
-        loads[chosen[i]] += cost[i];
+        take(chosen[i], cost[i]);
         distance[i] = -1;
+        oversize++;
       }
     }
+    reportOversize(oversize, largestCap);
     proposeToOwners(assignment, n, members);
     int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(byId.length - 1));
     int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
@@ -387,10 +480,10 @@ final class ConsistentHashingPlacer implements Placer {
         continue;
       }
       int id = chosen[i];
-      if (offered[id] > caps[id]) {
+      if (offered[id] > caps[id] || offeredCount[id] > countCaps[id]) {
         keys[k++] = key(id, distance[i], i, idBits, indexBits);
       } else {
-        loads[id] += cost[i];
+        take(id, cost[i]);
       }
     }
     accept(k, idBits, indexBits);
@@ -401,7 +494,7 @@ final class ConsistentHashingPlacer implements Placer {
         long probe = HashRings.mix(assignment.hash(assignment.slotAt(i)) + round * PROBE_GAMMA);
         int t = tokenIndex(probe);
         int id = (int) (tokens[t] & ID_MASK);
-        if (loads[id] + cost[i] <= caps[id]) {
+        if (room(id, cost[i])) {
           keys[k++] = key(id, (tokens[t] & POSITION_MASK) - (probe & POSITION_MASK), i, idBits,
               indexBits);
         } else {
@@ -419,7 +512,7 @@ final class ConsistentHashingPlacer implements Placer {
     for (int p = 0; p < pending.size(); p++) {
       int i = pending.get(p);
       chosen[i] = clockwiseWithRoom(members, assignment.hash(assignment.slotAt(i)), cost[i]);
-      loads[chosen[i]] += cost[i];
+      take(chosen[i], cost[i]);
     }
     pending.clear();
     for (int i = 0; i < n; i++) {
@@ -434,8 +527,9 @@ final class ConsistentHashingPlacer implements Placer {
     }
   }
 
-  /** Per member id: the cost offered in round 1. */
+  /** Per member id: the cost offered in round 1, and how many targets. */
   private long[] offered = new long[0];
+  private int[] offeredCount = new int[0];
 
   /**
    * Round 1's proposals, by one merge walk: the view is in identity-hash order (unsigned), and so
@@ -445,8 +539,10 @@ final class ConsistentHashingPlacer implements Placer {
   private void proposeToOwners(Assignment assignment, int n, Members members) {
     if (offered.length < byId.length) {
       offered = new long[byId.length];
+      offeredCount = new int[byId.length];
     }
     Arrays.fill(offered, 0);
+    Arrays.fill(offeredCount, 0);
     long[] ring = tokens;
     int t = 0;
     for (int i = 0; i < n; i++) {
@@ -463,11 +559,13 @@ final class ConsistentHashingPlacer implements Placer {
       // Never -1: the distance is below 2^64 - 2^20 (positions have their low bits clear).
       distance[i] = (token & POSITION_MASK) - q;
       offered[id] += cost[i];
+      offeredCount[id]++;
     }
     // What a collector already holds (a target no cap can hold) counts as offered too.
     for (int i = 0; i < members.size(); i++) {
       int id = members.get(i).id();
       offered[id] += loads[id];
+      offeredCount[id] += counts[id];
     }
   }
 
@@ -490,8 +588,8 @@ final class ConsistentHashingPlacer implements Placer {
     for (int j = 0; j < k; j++) {
       int id = (int) (keys[j] >>> (63 - idBits));
       int i = (int) (keys[j] & indexMask);
-      if (loads[id] + cost[i] <= caps[id]) {
-        loads[id] += cost[i];
+      if (room(id, cost[i])) {
+        take(id, cost[i]);
         chosen[i] = id;
       } else {
         pending.add(i);
@@ -507,11 +605,29 @@ final class ConsistentHashingPlacer implements Placer {
     int start = tokenIndex(hash);
     for (int step = 0; step < tokens.length; step++) {
       int id = (int) (tokens[(start + step) % tokens.length] & ID_MASK);
-      if (loads[id] + targetCost <= caps[id]) {
+      if (room(id, targetCost)) {
         return id;
       }
     }
     return fitsBest(members, targetCost);
+  }
+
+  /**
+   * Logs, once per episode, that targets costlier than every collector's bound were placed where
+   * they fit best: they are never dropped, but the bound cannot hold for their collectors.
+   */
+  private void reportOversize(int oversize, long largestCap) {
+    if (oversize > 0 && !oversizeEpisode) {
+      oversizeEpisode = true;
+      LOG.warn("[consistent-hashing] {} target(s) cost more than any collector's bound ({}): "
+          + "each is placed alone where it fits best, never dropped, and its collector carries "
+          + "more than the load factor allows. Give collectors more capacity, add collectors, "
+          + "or split the target's job; logged again when an episode starts after this one ends.",
+          oversize, largestCap);
+    } else if (oversize == 0 && oversizeEpisode) {
+      oversizeEpisode = false;
+      LOG.info("[consistent-hashing] no target costs more than a collector's bound any more");
+    }
   }
 
   /**
