@@ -1,5 +1,6 @@
 package dev.apportion.allocation.internal;
 
+import dev.apportion.allocation.Target;
 import java.util.Arrays;
 
 /**
@@ -27,8 +28,10 @@ import java.util.Arrays;
  * target to place and every target held has the same cost, and the capacities are equal; always
  * so by default) the level design above runs, unchanged. Otherwise a binary heap over the
  * members keyed by {@code cost / capacity} (then index) gives the least; members tied with it
- * are compared by their count of the job. Costs are read only when placing: a change of cost
- * alone never moves a target (the strategy never rebalances).
+ * are compared by their count of the job. Within one call the weighted path places the
+ * costliest targets first (ties in identity-hash order), so a collector ends at most one small
+ * target above its share rather than one large one. Costs are read only when placing: a change of
+ * cost alone never moves a target (the strategy never rebalances).
  *
  * <p><b>Guarantees.</b> Never moves a target whose collector lives: removing a collector moves
  * only its targets, adding one moves nothing (a new collector receives only new or orphaned
@@ -177,8 +180,9 @@ final class LeastWeightedPlacer implements Placer {
     for (int i = heapSize / 2 - 1; i >= 0; i--) {
       down(i);
     }
-    for (int k = 0; k < slots.size(); k++) {
-      int slot = slots.get(k);
+    int[] order = costliestFirst(slots, assignment);
+    for (int k = 0; k < order.length; k++) {
+      int slot = order[k];
       int job = assignment.job(slot);
       // The least key, and every member tied with it: the fewest of the job wins, then index.
       tied.clear();
@@ -203,6 +207,34 @@ final class LeastWeightedPlacer implements Placer {
         push(tied.get(t));
       }
     }
+  }
+
+  /**
+   * The slots to place, costliest first, ties in the given (identity-hash) order: greedy
+   * placement in decreasing cost (Graham's LPT rule) leaves each collector at most one of the
+   * smaller targets above its share, where identity-hash order could end one with a large target
+   * on top. Deterministic: cost and identity hash only.
+   */
+  private static int[] costliestFirst(IntList slots, Assignment assignment) {
+    int n = slots.size();
+    int[] order = new int[n];
+    if (n >= (1 << 23)) {
+      // Beyond the packed key's index bits: identity-hash order, as given.
+      for (int i = 0; i < n; i++) {
+        order[i] = slots.get(i);
+      }
+      return order;
+    }
+    long[] keys = new long[n];
+    for (int i = 0; i < n; i++) {
+      long cost = Math.min(assignment.cost(slots.get(i)), Target.MAX_COST);
+      keys[i] = ((Target.MAX_COST - cost) << 23) | i;
+    }
+    Arrays.sort(keys);
+    for (int i = 0; i < n; i++) {
+      order[i] = slots.get((int) (keys[i] & ((1 << 23) - 1)));
+    }
+    return order;
   }
 
   private boolean less(int a, int b) {
