@@ -138,8 +138,9 @@ public final class CostInputs {
   /**
    * Attaches the read costs to the cluster's targets, each matched on the key {@code keyOf}
    * gives it (for a targets file, the values of its relabelled labels: see {@link
-   * SimulationInputs#readTargets(Path, List)}). A target with no sample gets the median of the
-   * matched costs (1 when none matched), so it is neither free nor dominant.
+   * SimulationInputs#readTargets(Path, List)}). A target whose key has an empty value (it lacks
+   * one of the labels) matches nothing. A target with no sample gets the median of the matched
+   * costs (1 when none matched), so it is neither free nor dominant.
    *
    * @param cluster the cluster
    * @param costs cost by key
@@ -152,7 +153,9 @@ public final class CostInputs {
     long[] byTarget = new long[cluster.targets().size()];
     int matched = 0;
     for (int i = 0; i < byTarget.length; i++) {
-      Long c = costs.get(keyOf.apply(cluster.targets().get(i)));
+      List<String> key = keyOf.apply(cluster.targets().get(i));
+      // A target that lacks a label of the key is not identified by it: it matches nothing.
+      Long c = key.contains("") ? null : costs.get(key);
       byTarget[i] = c == null ? -1 : c;
       if (c != null) {
         matched++;
