@@ -53,8 +53,10 @@ public final class SimulateCommand implements Callable<Integer> {
   Path costsFile;
 
   @Option(names = "--cost-labels", paramLabel = "LABELS", split = ",",
-      description = "The labels --costs samples are matched on, comma-separated. Default: "
-          + "job,instance (a target's instance is its address unless it has that label).")
+      description = "The labels --costs samples are matched on, comma-separated, against each "
+          + "target's labels after relabelling (a --targets file's labels object); a target "
+          + "lacking one matches nothing. Default: job,instance. Unmatched targets cost the "
+          + "median of the matched.")
   List<String> costLabels = new ArrayList<>(CostInputs.DEFAULT_MATCH);
 
   @Option(names = "--unit-costs",
