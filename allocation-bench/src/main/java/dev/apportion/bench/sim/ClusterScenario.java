@@ -68,8 +68,9 @@ public enum ClusterScenario {
       Set<String> taken = names(current);
       List<ClusterEvent> steps = new ArrayList<>();
       for (Collector old : order) {
+        // The new pod is the old one's replacement: same node, same capacity.
         Collector surge = Collector.of(ClusterGenerator.newPodName(random, taken),
-            old.node().orElse(null));
+            old.node().orElse(null)).withCapacity(old.capacity());
         current.add(surge);
         steps.add(new ClusterEvent.Collectors(List.copyOf(current)));
         current.remove(old);
@@ -151,9 +152,10 @@ public enum ClusterScenario {
   },
   /**
    * A sweep of single changes across collector counts: a tenth of the collectors (at least one,
-   * at most 50) leave one at a time, drawn at random, then as many new ones join one at a time (on the
-   * nodes the leavers had). Each step is judged against its own minimum (what the leaver held;
-   * for a join, targets over collectors): the table's "worst step" is the largest ratio.
+   * at most 50) leave one at a time, drawn at random, then as many new ones join one at a time
+   * (on the nodes the leavers had, with their capacities). Each step is judged against its own
+   * minimum (what the leaver held; for a join, its capacity's share of the targets): the table's
+   * "worst step" is the largest ratio.
    */
   SWEEP("sweep of single removals and additions") {
     @Override
@@ -173,7 +175,7 @@ public enum ClusterScenario {
       }
       for (Collector old : gone) {
         Collector joined = Collector.of(ClusterGenerator.newPodName(random, taken),
-            old.node().orElse(null));
+            old.node().orElse(null)).withCapacity(old.capacity());
         taken.add(joined.name());
         current.add(joined);
         steps.add(new ClusterEvent.Collectors(List.copyOf(current)));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
 
 /**
  * Target costs and collector capacities for the simulator: read from what a user's Prometheus
@@ -29,52 +31,71 @@ public final class CostInputs {
   /**
    * Costs read from a Prometheus instant-query response ({@code /api/v1/query}, result type
    * {@code vector}, e.g. {@code scrape_samples_scraped} or {@code scrape_series_added}), keyed by
-   * the values of {@code match} in order.
+   * the values of {@code match} in order (a label a sample lacks is the empty string, as in
+   * PromQL). Samples with the same key are summed; values are rounded to whole numbers.
    *
    * @param file the response
    * @param match the labels to match on
-   * @return cost by key; a sample whose value is not a finite non-negative number is skipped
-   * @throws InputException if the file cannot be read or is not such a response
+   * @return cost by key
+   * @throws InputException if the file cannot be read, is not such a response (or reports an
+   *     error), or a sample's value is not a finite number &gt;= 0; the message names the file
    */
   public static Map<List<String>, Long> read(Path file, List<String> match)
       throws InputException {
+    String name = "--costs " + file + ": ";
     JsonNode root;
-    try {
-      root = new ObjectMapper().readTree(Files.newInputStream(file));
+    try (InputStream in = Files.newInputStream(file)) {
+      root = new ObjectMapper().readTree(in);
     } catch (NoSuchFileException e) {
-      throw new InputException("--costs " + file + ": no such file");
+      throw new InputException(name + "no such file");
     } catch (JsonProcessingException e) {
-      throw new InputException("--costs " + file + ": not valid JSON: "
-          + e.getOriginalMessage());
+      throw new InputException(name + "not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
-      throw new InputException("--costs " + file + ": cannot read: " + e.getMessage());
+      throw new InputException(name + "cannot read: " + SimulationInputs.describe(e));
+    }
+    if (root != null && root.has("status") && !"success".equals(root.path("status").asText())) {
+      throw new InputException(name + "the query failed (status \""
+          + root.path("status").asText() + "\"" + detail(root, "errorType") + detail(root, "error")
+          + ")");
     }
     JsonNode result = root == null ? null : root.path("data").path("result");
     if (result == null || !result.isArray()
         || !"vector".equals(root.path("data").path("resultType").asText())) {
-      throw new InputException("--costs " + file + ": not a Prometheus instant-query response "
-          + "with a vector result (expected {\"data\":{\"resultType\":\"vector\",\"result\":"
-          + "[...]}}, as /api/v1/query returns for e.g. scrape_samples_scraped)");
+      throw new InputException(name + "not a Prometheus instant-query response with a vector "
+          + "result (expected {\"data\":{\"resultType\":\"vector\",\"result\":[...]}}, as "
+          + "/api/v1/query returns for e.g. scrape_samples_scraped)");
     }
     Map<List<String>, Long> costs = new HashMap<>();
-    for (JsonNode sample : result) {
+    for (int i = 0; i < result.size(); i++) {
+      JsonNode sample = result.get(i);
       JsonNode metric = sample.path("metric");
       List<String> key = new ArrayList<>(match.size());
       for (String label : match) {
         key.add(metric.path(label).asText(""));
       }
+      JsonNode value = sample.path("value").path(1);
+      String where = name + "data.result[" + i + "] " + metric + ": ";
+      if (!value.isTextual()) {
+        throw new InputException(where + "no value (expected \"value\":[<time>,\"<number>\"])");
+      }
       double v;
       try {
-        v = Double.parseDouble(sample.path("value").path(1).asText("NaN"));
+        v = Double.parseDouble(value.asText());
       } catch (NumberFormatException e) {
-        continue;
+        v = Double.NaN;
       }
       if (!(v >= 0) || Double.isInfinite(v)) {
-        continue;
+        throw new InputException(where + "value \"" + value.asText() + "\" is not a finite number "
+            + ">= 0 (a cost; filter the query, e.g. scrape_samples_scraped >= 0)");
       }
       costs.merge(key, Math.round(v), Long::sum);
     }
     return costs;
+  }
+
+  private static String detail(JsonNode root, String field) {
+    JsonNode v = root.path(field);
+    return v.isTextual() ? ", " + field + " \"" + v.asText() + "\"" : "";
   }
 
   /**
@@ -100,8 +121,9 @@ public final class CostInputs {
   public record Costed(Cluster cluster, int matched, long fallbackCost) {}
 
   /**
-   * Attaches the read costs to the cluster's targets. A target with no sample gets the median of
-   * the matched costs (1 when none matched), so it is neither free nor dominant.
+   * Attaches the read costs to the cluster's targets, each matched on {@link #key}. A target with
+   * no sample gets the median of the matched costs (1 when none matched), so it is neither free
+   * nor dominant.
    *
    * @param cluster the cluster
    * @param costs cost by key
@@ -110,11 +132,30 @@ public final class CostInputs {
    */
   public static Costed attach(Cluster cluster, Map<List<String>, Long> costs,
       List<String> match) {
+    return attach(cluster, costs, t -> key(t, match));
+  }
+
+  /**
+   * Attaches the read costs to the cluster's targets, each matched on the key {@code keyOf}
+   * gives it (for a targets file, the values of its relabelled labels: see {@link
+   * SimulationInputs#readTargets(Path, List)}). A target whose key has an empty value (it lacks
+   * one of the labels) matches nothing. A target with no sample gets the median of the matched
+   * costs (1 when none matched), so it is neither free nor dominant.
+   *
+   * @param cluster the cluster
+   * @param costs cost by key
+   * @param keyOf a target's key
+   * @return the cluster with costs, and the match count
+   */
+  public static Costed attach(Cluster cluster, Map<List<String>, Long> costs,
+      Function<Target, List<String>> keyOf) {
     List<Long> found = new ArrayList<>();
     long[] byTarget = new long[cluster.targets().size()];
     int matched = 0;
     for (int i = 0; i < byTarget.length; i++) {
-      Long c = costs.get(key(cluster.targets().get(i), match));
+      List<String> key = keyOf.apply(cluster.targets().get(i));
+      // A target that lacks a label of the key is not identified by it: it matches nothing.
+      Long c = key.contains("") ? null : costs.get(key);
       byTarget[i] = c == null ? -1 : c;
       if (c != null) {
         matched++;

@@ -48,7 +48,8 @@ final class ReportTable {
     out.println("moved: targets reassigned, summed over the scenario's steps; minimum: targets "
         + "whose collector is gone, which had to move;");
     out.println("worst step: over the steps that remove or add one collector, the largest of "
-        + "moved / that step's minimum (what the leaver held; targets / collectors for a join).");
+        + "moved / that step's minimum (what the leaver held; for a join, its capacity share of "
+        + "the targets).");
     out.println("time: the scenario's allocator calls in this JVM, JIT warm-up included "
         + "(steady-state figures: docs/performance.md).");
   }

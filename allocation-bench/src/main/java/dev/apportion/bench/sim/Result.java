@@ -25,8 +25,8 @@ package dev.apportion.bench.sim;
  *     ({@code (cost / capacity) / (total cost / total capacity)}), highest first: 1.0 everywhere
  *     is each collector carrying exactly its capacity's share of the cost
  * @param worstStep over the steps that remove or add exactly one collector, the largest ratio of
- *     the step's moves to its own minimum (what the leaver held; for a join, assigned targets
- *     over the new collector count); NaN when no step did
+ *     the step's moves to its own minimum (what the leaver held; for a join, its capacity's
+ *     share of the assigned targets); NaN when no step did
  */
 public record Result(String strategy, ClusterScenario scenario, int collectors, int targets,
     // Built once by the simulator, then only read; a List<Integer> would box 1000s of loads.

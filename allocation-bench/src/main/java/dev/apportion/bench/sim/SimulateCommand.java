@@ -53,8 +53,10 @@ public final class SimulateCommand implements Callable<Integer> {
   Path costsFile;
 
   @Option(names = "--cost-labels", paramLabel = "LABELS", split = ",",
-      description = "The labels --costs samples are matched on, comma-separated. Default: "
-          + "job,instance (a target's instance is its address unless it has that label).")
+      description = "The labels --costs samples are matched on, comma-separated, against each "
+          + "target's labels after relabelling (a --targets file's labels object); a target "
+          + "lacking one matches nothing. Default: job,instance. Unmatched targets cost the "
+          + "median of the matched.")
   List<String> costLabels = new ArrayList<>(CostInputs.DEFAULT_MATCH);
 
   @Option(names = "--unit-costs",
@@ -63,7 +65,9 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--capacities", paramLabel = "LIST", split = ",",
       description = "Collector capacities, given in turn to the collectors in name order, e.g. "
-          + "1,2,4. Default: 1 for all.")
+          + "1,2,4; 1 makes them uniform. Default: 1,2,4 for a generated cluster (its pod "
+          + "names are drawn from the seed, so which collector gets which is too), 1 for all "
+          + "with --targets.")
   List<Double> capacities = new ArrayList<>();
 
   @Option(names = "--plot", paramLabel = "DIR",
@@ -132,6 +136,9 @@ public final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
+  /** With --targets and --costs: each target's values of --cost-labels, as its series carry. */
+  private Map<Target, List<String>> costKeys = Map.of();
+
   private PrintStream out = System.out;
   private PrintStream err = System.err;
 
@@ -164,6 +171,7 @@ public final class SimulateCommand implements Callable<Integer> {
   public Integer call() {
     try {
       checkOptions();
+      checkCostOptions();
       if (plotDir != null) {
         checkPlotDir();
       }
@@ -380,7 +388,9 @@ public final class SimulateCommand implements Callable<Integer> {
       return ClusterGenerator.generate(new ClusterGenerator.Shape(zones, nodes, targetCount,
           jobs, nodelessPercent / 100.0), seed);
     }
-    SimulationInputs.Targets read = SimulationInputs.readTargets(targetsFile);
+    SimulationInputs.Targets read = SimulationInputs.readTargets(targetsFile,
+        costsFile == null ? List.of() : costLabels);
+    costKeys = read.keys();
     if (read.targets().isEmpty()) {
       throw new InputException(targetsFile + ": the file has no active targets (field "
           + "data.activeTargets is empty), so there is nothing to simulate");
@@ -408,17 +418,44 @@ public final class SimulateCommand implements Callable<Integer> {
     return new Cluster(zoneMap, collectors, read.targets());
   }
 
-  private Cluster withCostsAndCapacities(Cluster cluster) throws InputException {
+  /** The capacities a generated cluster's collectors get in turn unless --capacities is given. */
+  static final List<Double> GENERATED_CAPACITIES = List.of(1.0, 2.0, 4.0);
+
+  /** Checks the cost and capacity options, before any input is read. */
+  private void checkCostOptions() throws InputException {
+    CommandLine.ParseResult given = spec.commandLine().getParseResult();
     if (costsFile != null && unitCosts) {
       throw new InputException("--costs and --unit-costs exclude each other");
     }
+    if (costsFile == null && given.hasMatchedOption("--cost-labels")) {
+      throw new InputException("--cost-labels needs --costs (it names the labels --costs "
+          + "samples are matched on)");
+    }
+    for (String label : costLabels) {
+      if (label.isEmpty()) {
+        throw new InputException("--cost-labels: a label name is empty: '"
+            + String.join(",", costLabels) + "'");
+      }
+    }
+    if (costLabels.isEmpty()) {
+      throw new InputException("--cost-labels names no label");
+    }
+    for (double w : capacities) {
+      if (!(w > 0) || Double.isInfinite(w)) {
+        throw new InputException("--capacities: each must be a finite number > 0: " + w);
+      }
+    }
+  }
+
+  private Cluster withCostsAndCapacities(Cluster cluster) throws InputException {
     Cluster out = cluster;
     if (costsFile != null) {
-      if (costLabels.isEmpty()) {
-        throw new InputException("--cost-labels names no label");
-      }
-      CostInputs.Costed c = CostInputs.attach(cluster, CostInputs.read(costsFile, costLabels),
-          costLabels);
+      Map<List<String>, Long> read = CostInputs.read(costsFile, costLabels);
+      List<String> match = List.copyOf(costLabels);
+      CostInputs.Costed c = CostInputs.attach(cluster, read, t -> {
+        List<String> key = costKeys.get(t);
+        return key != null ? key : CostInputs.key(t, match);
+      });
       err.println("costs: " + c.matched() + " of " + cluster.targets().size() + " targets "
           + "matched a sample of " + costsFile + " on " + String.join(",", costLabels)
           + "; the others cost the median, " + c.fallbackCost());
@@ -427,14 +464,13 @@ public final class SimulateCommand implements Callable<Integer> {
       // Generated clusters get generated costs; a real one without --costs has none to show.
       out = CostInputs.pareto(cluster, seed);
     }
-    if (!capacities.isEmpty()) {
-      double[] pattern = new double[capacities.size()];
+    // A generated cluster mixes capacities; a real one has 1 everywhere unless told otherwise.
+    List<Double> given = !capacities.isEmpty() ? capacities
+        : targetsFile == null ? GENERATED_CAPACITIES : List.of();
+    if (!given.isEmpty()) {
+      double[] pattern = new double[given.size()];
       for (int i = 0; i < pattern.length; i++) {
-        double w = capacities.get(i);
-        if (!(w > 0) || Double.isInfinite(w)) {
-          throw new InputException("--capacities: each must be a finite number > 0: " + w);
-        }
-        pattern[i] = w;
+        pattern[i] = given.get(i);
       }
       List<Collector> sorted = new ArrayList<>(out.collectors());
       java.util.Collections.sort(sorted);

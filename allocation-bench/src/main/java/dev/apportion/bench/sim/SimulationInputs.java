@@ -24,7 +24,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -48,8 +50,21 @@ public final class SimulationInputs {
    *
    * @param targets the targets, in file order
    * @param zones node to zone, where a target's labels name both
+   * @param keys for each target, the values of the labels asked for (see {@link
+   *     #readTargets(Path, List)}), in their order; empty when none were asked for
    */
-  public record Targets(List<Target> targets, Map<String, String> zones) {}
+  public record Targets(List<Target> targets, Map<String, String> zones,
+      Map<Target, List<String>> keys) {
+    /**
+     * Targets without keys.
+     *
+     * @param targets the targets, in file order
+     * @param zones node to zone
+     */
+    public Targets(List<Target> targets, Map<String, String> zones) {
+      this(targets, zones, Map.of());
+    }
+  }
 
   /**
    * Reads the active targets of a Prometheus {@code /api/v1/targets} JSON response. Each becomes a
@@ -69,10 +84,27 @@ public final class SimulationInputs {
    *     after its JSON document
    */
   public static Targets readTargets(Path file) throws InputException {
+    return readTargets(file, List.of());
+  }
+
+  /**
+   * Like {@link #readTargets(Path)}, and also keeps, for each target, the values of
+   * {@code keyLabels} among the labels Prometheus gives it after relabelling (the response's
+   * {@code labels} object: what its series, e.g. {@code scrape_samples_scraped}, carry). A label
+   * that object lacks is the empty string, as in PromQL; a target with no such object gets its
+   * discovered label of that name, and for {@code job} its job, for {@code instance} its address
+   * (Prometheus's defaults).
+   *
+   * @param file the file
+   * @param keyLabels the labels to keep, e.g. {@code job} and {@code instance}
+   * @return the targets, with {@link Targets#keys()} for the last of each set of duplicates
+   * @throws InputException as {@link #readTargets(Path)}
+   */
+  public static Targets readTargets(Path file, List<String> keyLabels) throws InputException {
     String name = file.toString();
     try (InputStream in = Files.newInputStream(file);
         JsonParser parser = JSON.createParser(in)) {
-      return new TargetReader(name, parser).read();
+      return new TargetReader(name, parser, keyLabels).read();
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       throw new InputException(name + where(at) + ": not valid JSON: "
@@ -103,10 +135,16 @@ public final class SimulationInputs {
     private String status;
     private String error;
     private boolean activeSeen;
+    /** The labels whose final values are kept, and those values for the current target. */
+    private final List<String> keyLabels;
+    private final String[] keyValues;
+    private final Map<Target, List<String>> keys = new LinkedHashMap<>();
 
-    TargetReader(String name, JsonParser p) {
+    TargetReader(String name, JsonParser p, List<String> keyLabels) {
       this.name = name;
       this.p = p;
+      this.keyLabels = List.copyOf(keyLabels);
+      this.keyValues = new String[keyLabels.size()];
     }
 
     Targets read() throws IOException, InputException {
@@ -143,7 +181,7 @@ public final class SimulationInputs {
       if (!activeSeen) {
         throw new InputException(name + ": field data.activeTargets is missing or not an array");
       }
-      return new Targets(targets, zones);
+      return new Targets(targets, zones, keys);
     }
 
     private void checkStatus() throws InputException {
@@ -194,6 +232,8 @@ public final class SimulationInputs {
       boolean discovered = false;
       String scrapePool = null;
       String labelsJob = null;
+      boolean relabelled = false;
+      Arrays.fill(keyValues, null);
       labels.clear();
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String key = p.currentName();
@@ -217,11 +257,18 @@ public final class SimulationInputs {
           case "scrapePool" -> scrapePool = text(value);
           case "labels" -> {
             if (value == JsonToken.START_OBJECT) {
+              relabelled = true;
               while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String label = p.currentName();
                 JsonToken v = p.nextToken();
+                int k = keyLabels.indexOf(label);
                 if (label.equals("job")) {
                   labelsJob = text(v);
+                  if (k >= 0) {
+                    keyValues[k] = labelsJob;
+                  }
+                } else if (k >= 0) {
+                  keyValues[k] = text(v);
                 } else {
                   p.skipChildren();
                 }
@@ -249,6 +296,18 @@ public final class SimulationInputs {
       }
       Target target = Target.of(shared(job), address, labels);
       targets.add(target);
+      if (!keyLabels.isEmpty()) {
+        List<String> key;
+        if (relabelled) {
+          key = new ArrayList<>(keyValues.length);
+          for (String v : keyValues) {
+            key.add(v == null ? "" : shared(v));
+          }
+        } else {
+          key = CostInputs.key(target, keyLabels);
+        }
+        keys.put(target, List.copyOf(key));
+      }
       target.node().ifPresent(node -> {
         for (String z : ZONE_LABELS) {
           String zone = labels.get(z);

@@ -115,8 +115,9 @@ public final class Simulator {
 
   /**
    * The least a step can move when it changes the collector set by exactly one: what a leaving
-   * collector holds, or for a joining one the assigned targets over the new collector count
-   * (rounded down); 0 for any other step.
+   * collector holds, or for a joining one its capacity's share of the assigned targets (the
+   * assigned targets over the new collector count when every capacity is 1; rounded down); 0 for
+   * any other step.
    */
   static int stepMinimum(Allocation before, ClusterEvent step) {
     if (!(step instanceof ClusterEvent.Collectors c)) {
@@ -137,9 +138,13 @@ public final class Simulator {
       }
     }
     int joined = 0;
-    for (String name : now) {
-      if (!was.contains(name)) {
+    double joinedCapacity = 0;
+    double totalCapacity = 0;
+    for (Collector collector : c.collectors()) {
+      totalCapacity += collector.capacity();
+      if (!was.contains(collector.name())) {
         joined++;
+        joinedCapacity += collector.capacity();
       }
     }
     if (left.size() == 1 && joined == 0) {
@@ -147,7 +152,7 @@ public final class Simulator {
     }
     if (left.isEmpty() && joined == 1) {
       int assigned = before.targets().size() - before.unassigned().size();
-      return assigned / now.size();
+      return (int) (assigned * joinedCapacity / totalCapacity);
     }
     return 0;
   }

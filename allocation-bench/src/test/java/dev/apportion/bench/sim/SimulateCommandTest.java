@@ -139,13 +139,101 @@ class SimulateCommandTest {
   }
 
   private static double costPeakOverMean(String out, String strategy) {
+    return column(out, strategy, 3);
+  }
+
+  /** A number in the first row of {@code strategy}: 1 peak/mean, 2 min/mean, 3 cost p/m, ... */
+  private static double column(String out, String strategy, int column) {
     for (String line : out.split("\n", -1)) {
       String[] cells = line.trim().split("\\s+", -1);
       if (cells.length > 1 && cells[0].equals(strategy)) {
-        return Double.parseDouble(cells[3]);
+        return Double.parseDouble(cells[column]);
       }
     }
     throw new AssertionError("no row for " + strategy + " in\n" + out);
+  }
+
+  @Test
+  void theExampleRunsWithItsCostsMatchedOnJobAndInstance() throws Exception {
+    Path plots = dir.resolve("plots");
+    Run run = simulate("--targets", CostInputsTest.EXAMPLE_TARGETS.toString(), "--costs",
+        CostInputsTest.EXAMPLE_COSTS.toString(), "--scenario", "initial", "--plot",
+        plots.toString());
+    assertEquals(0, run.exit(), run.err());
+    String costs = "costs: 17 of 18 targets matched a sample of "
+        + CostInputsTest.EXAMPLE_COSTS + " on job,instance; the others cost the median, 812";
+    assertEquals(costs, run.err().strip());
+    assertTrue(run.out().startsWith("cluster: 3 nodes in 3 zones, 3 collectors, 18 targets "
+        + "(1 with no node)"), run.out());
+    // Costs differ by a factor of 300 here: balancing the count does not balance the cost.
+    double count = column(run.out(), "rendezvous", 1);
+    double cost = column(run.out(), "rendezvous", 3);
+    assertTrue(cost > count, "rendezvous: peak/mean " + count + ", cost p/m " + cost);
+    for (String chart : new String[] {"distribution.png", "cost-distribution.png"}) {
+      assertArrayEquals(PNG_MAGIC, Arrays.copyOf(Files.readAllBytes(plots.resolve(chart)), 4));
+    }
+    // docs/simulator.md shows this run; the line it quotes must still be what the run prints.
+    String doc = Files.readString(Path.of("..", "docs", "simulator.md"));
+    assertTrue(doc.contains(costs.replace(CostInputsTest.EXAMPLE_COSTS.toString(),
+        "docs/examples/scrape-samples-scraped.json")), "docs/simulator.md quotes: " + costs);
+  }
+
+  @Test
+  void costLabelsNameTheLabelsToMatchOn() throws Exception {
+    Run run = simulate("--targets", CostInputsTest.EXAMPLE_TARGETS.toString(), "--costs",
+        CostInputsTest.EXAMPLE_COSTS.toString(), "--cost-labels", "namespace,pod",
+        "--strategy", "least-weighted", "--scenario", "initial");
+    assertEquals(0, run.exit(), run.err());
+    // The 8 pod targets carry both labels; one has no sample yet. The others lack "pod".
+    assertEquals("costs: 7 of 18 targets matched a sample of " + CostInputsTest.EXAMPLE_COSTS
+        + " on namespace,pod; the others cost the median, 356", run.err().strip());
+
+    Run generated = simulate("--nodes", "3", "--target-count", "30", "--scenario", "initial",
+        "--strategy", "rendezvous", "--costs", Files.writeString(dir.resolve("q.json"),
+            CostInputsTest.vector(CostInputsTest.sample("blackbox",
+                "https://probe-0.example.com/healthz", "100"))).toString());
+    assertEquals(0, generated.exit(), generated.err());
+    assertTrue(generated.err().startsWith("costs: 1 of 30 targets matched"), generated.err());
+  }
+
+  @Test
+  void theGeneratedClusterHasMixedCapacitiesUnlessToldOtherwise() {
+    String[] shape = {"--nodes", "30", "--target-count", "6000", "--nodeless-percent", "0",
+        "--unit-costs", "--strategy", "least-weighted", "--scenario", "initial"};
+    // least-weighted fills each collector to its capacity share: capacities 1, 2 and 4 in turn
+    // give the 4s 4/(7/3) = 1.71 times the mean count, and every collector its share of cost.
+    Run mixed = simulate(shape);
+    assertEquals(0, mixed.exit(), mixed.err());
+    assertEquals(1.71, column(mixed.out(), "least-weighted", 1), 0.02, mixed.out());
+    assertEquals(0.43, column(mixed.out(), "least-weighted", 2), 0.02, mixed.out());
+    assertEquals(1.0, column(mixed.out(), "least-weighted", 3), 0.02, mixed.out());
+
+    Run explicit = simulate(concat(shape, "--capacities", "1,2,4"));
+    assertEquals(mixed.out().replaceAll("[0-9.]+ (ms|s)\n", "\n"),
+        explicit.out().replaceAll("[0-9.]+ (ms|s)\n", "\n"), "the default is --capacities 1,2,4");
+
+    Run uniform = simulate(concat(shape, "--capacities", "1"));
+    assertEquals(0, uniform.exit(), uniform.err());
+    assertEquals(1.0, column(uniform.out(), "least-weighted", 1), 0.02, uniform.out());
+    assertEquals(1.0, column(uniform.out(), "least-weighted", 3), 0.02, uniform.out());
+
+    Run two = simulate(concat(shape, "--capacities", "1,3"));
+    assertEquals(0, two.exit(), two.err());
+    assertEquals(1.5, column(two.out(), "least-weighted", 1), 0.02, two.out());
+
+    // A targets file has no capacities to draw: 1 for all unless --capacities is given.
+    Run file = simulate("--targets", CostInputsTest.EXAMPLE_TARGETS.toString(), "--strategy",
+        "least-weighted", "--scenario", "initial");
+    assertEquals(1.0, column(file.out(), "least-weighted", 1), 0.0, file.out());
+    Run fileMixed = simulate("--targets", CostInputsTest.EXAMPLE_TARGETS.toString(),
+        "--strategy", "least-weighted", "--scenario", "initial", "--capacities", "1,2,3");
+    assertEquals(1.5, column(fileMixed.out(), "least-weighted", 1), 0.0, fileMixed.out());
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test
@@ -304,7 +392,54 @@ class SimulateCommandTest {
             Path c = d.resolve("c.txt");
             Files.write(c, "a node-1\nag\u00e9nt-b node-2\n".getBytes(StandardCharsets.ISO_8859_1));
             return args("--targets", sample(), "--collectors", c.toString());
-          }));
+          }),
+      // Costs files and options
+      row("costs missing", "--costs {dir}/absent.json: no such file",
+          d -> args("--costs", d.resolve("absent.json").toString())),
+      row("costs not JSON", "--costs {dir}/q.json: not valid JSON: ",
+          d -> args("--costs", file(d, "q.json", "{\"status\":\"success\",\"data\":{")
+              .toString())),
+      row("costs not a vector", "--costs {dir}/q.json: not a Prometheus instant-query response "
+          + "with a vector result", d -> args("--costs", file(d, "q.json",
+              "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{"
+              + "\"metric\":{\"job\":\"a\"},\"values\":[[1700000000,\"1\"]]}]}}").toString())),
+      row("costs a targets response", "--costs {dir}/t.json: not a Prometheus instant-query "
+          + "response", d -> args("--costs", Files.copy(SimulationInputsTest.sample(),
+              d.resolve("t.json")).toString())),
+      row("costs query failed", "--costs {dir}/q.json: the query failed (status \"error\", "
+          + "errorType \"bad_data\", error \"parse error\")", d -> args("--costs",
+              file(d, "q.json", "{\"status\":\"error\",\"errorType\":\"bad_data\","
+                  + "\"error\":\"parse error\"}").toString())),
+      row("costs non-numeric", "--costs {dir}/q.json: data.result[0] {", d -> args("--costs",
+          file(d, "q.json", CostInputsTest.vector(CostInputsTest.sample("a", "b", "many")))
+              .toString())),
+      row("costs NaN", "--costs {dir}/q.json: data.result[1] {", d -> args("--costs",
+          file(d, "q.json", CostInputsTest.vector(CostInputsTest.sample("a", "b", "1"),
+              CostInputsTest.sample("a", "c", "NaN"))).toString())),
+      row("costs negative", "--costs {dir}/q.json: data.result[0] {", d -> args("--targets",
+          sample(), "--costs", file(d, "q.json", CostInputsTest.vector(
+              CostInputsTest.sample("a", "b", "-1"))).toString())),
+      row("costs no value", "--costs {dir}/q.json: data.result[0] {\"job\":\"a\"}: no value",
+          d -> args("--costs", file(d, "q.json", "{\"status\":\"success\",\"data\":{"
+              + "\"resultType\":\"vector\",\"result\":[{\"metric\":{\"job\":\"a\"}}]}}")
+              .toString())),
+      row("--costs with --unit-costs", "--costs and --unit-costs exclude each other",
+          d -> args("--unit-costs", "--costs", d.resolve("q.json").toString())),
+      row("--cost-labels without --costs", "--cost-labels needs --costs",
+          d -> args("--cost-labels", "job")),
+      row("--cost-labels with an empty name",
+          "--cost-labels: a label name is empty: 'job,,instance'",
+          d -> args("--costs", d.resolve("q.json").toString(), "--cost-labels", "job,,instance")),
+      row("--capacities 0", "--capacities: each must be a finite number > 0: 0.0",
+          d -> args("--capacities", "1,0")),
+      row("--capacities negative", "--capacities: each must be a finite number > 0: -2.0",
+          d -> args("--capacities", "-2")),
+      row("--capacities NaN", "--capacities: each must be a finite number > 0: NaN",
+          d -> args("--targets", sample(), "--capacities", "NaN")),
+      row("--capacities Infinity", "--capacities: each must be a finite number > 0: Infinity",
+          d -> args("--capacities", "2,Infinity")),
+      row("--capacities not a number", "Invalid value for option '--capacities' (LIST): 'big'",
+          d -> args("--capacities", "1,big")));
 
   private static boolean canWrite(Path dir) {
     try {
