@@ -107,7 +107,7 @@ final class FileSdSource implements TargetSource {
     return out;
   }
 
-  private static boolean isGlob(String s) {
+  static boolean isGlob(String s) {
     return s.indexOf('*') >= 0 || s.indexOf('?') >= 0 || s.indexOf('[') >= 0;
   }
 }
