@@ -87,6 +87,19 @@ class ServerConfigTest {
     }
   }
 
+  /** The annotated config in docs/server.md, with every key, is a valid config. */
+  @Test
+  void theDocumentedConfigParses() throws Exception {
+    String doc = Files.readString(Path.of("../docs/server.md"));
+    int start = doc.indexOf("```yaml\nlisten: 0.0.0.0:8080");
+    assertTrue(start >= 0, "docs/server.md has the annotated config");
+    String yaml = doc.substring(start + "```yaml\n".length(), doc.indexOf("```", start + 7));
+    ServerConfig c = parse(yaml);
+    assertEquals(Allocators.ZONE, c.strategy().partitionBy());
+    assertEquals(500, c.strategy().maxTargetsPerCollector());
+    assertEquals(3, ((ServerConfig.StaticCollectors) c.collectors()).collectors().size());
+  }
+
   @Test
   void defaultsAndPolls() throws Exception {
     ServerConfig c =
