@@ -29,6 +29,7 @@ final class FileSdSource implements TargetSource {
   private final List<Path> patterns;
   private Map<Path, String> lastStamps;
   private List<Target> last = List.of();
+  private final LabelNames labelNames = new LabelNames();
 
   FileSdSource(String job, List<Path> patterns) {
     if (patterns.isEmpty()) {
@@ -36,6 +37,10 @@ final class FileSdSource implements TargetSource {
     }
     this.job = job;
     this.patterns = patterns;
+  }
+
+  LabelNames labelNames() {
+    return labelNames;
   }
 
   @Override
@@ -62,6 +67,7 @@ final class FileSdSource implements TargetSource {
       return last;
     }
     List<Target> out = new ArrayList<>();
+    labelNames.begin();
     for (Path f : stamps.keySet()) {
       if (Files.size(f) > MAX_FILE_BYTES) {
         throw new IOException(f + ": larger than " + MAX_FILE_BYTES + " bytes");
@@ -74,8 +80,10 @@ final class FileSdSource implements TargetSource {
       } catch (IOException e) {
         throw new IOException(f + ": " + firstLine(e.getMessage()), e);
       }
-      out.addAll(TargetGroups.parse(root, job, "__meta_filepath", f.toString(), f.toString()));
+      out.addAll(
+          TargetGroups.parse(root, job, "__meta_filepath", f.toString(), f.toString(), labelNames));
     }
+    labelNames.end(describe());
     last = List.copyOf(out);
     lastStamps = stamps;
     return last;
@@ -107,7 +115,7 @@ final class FileSdSource implements TargetSource {
     return out;
   }
 
-  private static boolean isGlob(String s) {
+  static boolean isGlob(String s) {
     return s.indexOf('*') >= 0 || s.indexOf('?') >= 0 || s.indexOf('[') >= 0;
   }
 }

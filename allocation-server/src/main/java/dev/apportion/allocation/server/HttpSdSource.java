@@ -1,5 +1,6 @@
 package dev.apportion.allocation.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
 import java.net.URI;
@@ -12,6 +13,7 @@ final class HttpSdSource implements TargetSource {
   private final String job;
   private final URI url;
   private final HttpFetch fetch;
+  private final LabelNames labelNames = new LabelNames();
 
   HttpSdSource(String job, URI url, HttpClient client, Duration timeout) {
     this.job = job;
@@ -26,7 +28,16 @@ final class HttpSdSource implements TargetSource {
 
   @Override
   public List<Target> read() throws IOException, InterruptedException {
-    return List.copyOf(
-        TargetGroups.parse(fetch.json(url), job, "__meta_url", url.toString(), url.toString()));
+    JsonNode root = fetch.json(url);
+    labelNames.begin();
+    List<Target> out =
+        List.copyOf(
+            TargetGroups.parse(root, job, "__meta_url", url.toString(), url.toString(), labelNames));
+    labelNames.end(describe());
+    return out;
+  }
+
+  LabelNames labelNames() {
+    return labelNames;
   }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,7 @@ public final class PollMembership implements AutoCloseable {
   private final long expireNanos;
   private final int expected;
   private final LongSupplier nanoTime;
+  private final Pattern allow;
   private final Map<String, Heard> heard = new ConcurrentHashMap<>();
   private final Object lock = new Object();
 
@@ -70,6 +72,7 @@ public final class PollMembership implements AutoCloseable {
   private volatile List<Collector> current = List.of();
   private volatile boolean publishedOnce;
   private volatile boolean warnedFull;
+  private volatile boolean warnedRefused;
 
   private record Heard(long at, String node) {}
 
@@ -79,6 +82,7 @@ public final class PollMembership implements AutoCloseable {
     this.expireNanos = (b.expireAfter != null ? b.expireAfter : b.settle.multipliedBy(3)).toNanos();
     this.expected = b.expected;
     this.nanoTime = b.nanoTime;
+    this.allow = b.allow;
   }
 
   /**
@@ -96,13 +100,24 @@ public final class PollMembership implements AutoCloseable {
 
   /**
    * Records a poll. Never blocks (one concurrent-map write) and changes nothing by itself. Past
-   * {@value #MAX_MEMBERS} remembered names, polls from new names are ignored (logged once).
+   * {@value #MAX_MEMBERS} remembered names, polls from new names are ignored (logged once); so are
+   * names the {@linkplain Builder#allow allow pattern} does not match (the first one logged once).
    *
    * @param collector the collector's name; ignored when null or blank
    * @param node its node, or null or blank for none
    */
   public void heard(String collector, String node) {
     if (collector == null || collector.isBlank()) {
+      return;
+    }
+    if (allow != null && !allow.matcher(collector).matches()) {
+      if (!warnedRefused) {
+        warnedRefused = true;
+        LOG.warn(
+            "ignoring polls from collector names that do not match {} (the first: '{}'); logged once",
+            allow.pattern(),
+            collector.length() > 100 ? collector.substring(0, 100) + "..." : collector);
+      }
       return;
     }
     if (heard.size() >= MAX_MEMBERS && !heard.containsKey(collector)) {
@@ -218,6 +233,7 @@ public final class PollMembership implements AutoCloseable {
     private Duration expireAfter;
     private int expected;
     private LongSupplier nanoTime = System::nanoTime;
+    private Pattern allow;
 
     private Builder(Consumer<? super List<Collector>> consumer) {
       this.consumer = consumer;
@@ -264,6 +280,20 @@ public final class PollMembership implements AutoCloseable {
         throw new IllegalArgumentException("expected must not be negative");
       }
       this.expected = count;
+      return this;
+    }
+
+    /**
+     * Only names this pattern matches entirely can become members; polls from other names are
+     * answered (with no targets) but never join. Without it (the default) any name that polls
+     * joins, so a request with a made-up name makes a phantom member that takes targets until it
+     * expires.
+     *
+     * @param pattern the names allowed, such as {@code prometheus-[0-9]+}; not null
+     * @return this builder
+     */
+    public Builder allow(Pattern pattern) {
+      this.allow = Objects.requireNonNull(pattern, "pattern");
       return this;
     }
 

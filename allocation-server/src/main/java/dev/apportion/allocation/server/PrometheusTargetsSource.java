@@ -19,6 +19,7 @@ import java.util.Map;
 final class PrometheusTargetsSource implements TargetSource {
   private final URI url;
   private final HttpFetch fetch;
+  private final LabelNames labelNames = new LabelNames();
 
   PrometheusTargetsSource(URI base, HttpClient client, Duration timeout) {
     String b = base.toString();
@@ -33,10 +34,18 @@ final class PrometheusTargetsSource implements TargetSource {
 
   @Override
   public List<Target> read() throws IOException, InterruptedException {
-    return parse(fetch.json(url), url.toString());
+    JsonNode root = fetch.json(url);
+    labelNames.begin();
+    List<Target> out = parse(root, url.toString(), labelNames);
+    labelNames.end(describe());
+    return out;
   }
 
   static List<Target> parse(JsonNode root, String where) throws IOException {
+    return parse(root, where, new LabelNames());
+  }
+
+  static List<Target> parse(JsonNode root, String where, LabelNames names) throws IOException {
     if (!"success".equals(root.path("status").asText())) {
       throw new IOException(where + ": status is not success");
     }
@@ -54,7 +63,7 @@ final class PrometheusTargetsSource implements TargetSource {
       }
       Map<String, String> labels = new HashMap<>();
       for (Map.Entry<String, JsonNode> e : discovered.properties()) {
-        if (!e.getKey().isEmpty() && e.getValue().isTextual()) {
+        if (e.getValue().isTextual() && names.keep(e.getKey(), at)) {
           labels.put(e.getKey(), e.getValue().asText());
         }
       }

@@ -9,9 +9,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The service's one YAML file, parsed and checked. Every error is a {@link ConfigException} whose
@@ -31,9 +35,7 @@ import java.util.regex.Pattern;
  */
 record ServerConfig(
     InetSocketAddress listen,
-    String strategy,
-    String fallback,
-    Double loadFactor,
+    StrategyConfig strategy,
     Duration refreshInterval,
     Duration requestTimeout,
     List<SourceConfig> targets,
@@ -46,6 +48,64 @@ record ServerConfig(
 
     ConfigException(String message) {
       super(message);
+    }
+  }
+
+  /** The longest duration any key accepts: far beyond any sensible value, far below overflow. */
+  static final Duration MAX_DURATION = Duration.ofDays(365);
+
+  /**
+   * The strategy and its options; a null option means the library's default. {@code partitionBy}
+   * is {@link Allocators#ZONE} for {@code zoneAware: true}, {@code ""} for no partitioning.
+   */
+  record StrategyConfig(
+      String name,
+      String fallback,
+      Double loadFactor,
+      String partitionBy,
+      Double maxSkew,
+      Integer maxTargetsPerCollector,
+      Long maxCostPerCollector,
+      Double movedShareWarning) {
+
+    static StrategyConfig named(String name) {
+      return new StrategyConfig(name, null, null, null, null, null, null, null);
+    }
+
+    /**
+     * A builder with every option applied; an option the strategy refuses is an error naming its
+     * key.
+     */
+    Allocators.Builder builder() throws ConfigException {
+      Allocators.Builder b;
+      try {
+        b = Allocators.builder(name);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("strategy.name: " + e.getMessage());
+      }
+      apply("strategy.fallback", fallback, b::fallback);
+      apply("strategy.loadFactor", loadFactor, b::loadFactor);
+      apply(
+          Allocators.ZONE.equals(partitionBy) ? "strategy.zoneAware" : "strategy.partitionBy",
+          partitionBy,
+          b::partitionBy);
+      apply("strategy.maxSkew", maxSkew, b::maxSkew);
+      apply("strategy.maxTargetsPerCollector", maxTargetsPerCollector, b::maxTargetsPerCollector);
+      apply("strategy.maxCostPerCollector", maxCostPerCollector, b::maxCostPerCollector);
+      apply("strategy.movedShareWarning", movedShareWarning, b::warnWhenMovedShareExceeds);
+      return b;
+    }
+
+    private static <T> void apply(String at, T value, java.util.function.Consumer<T> setter)
+        throws ConfigException {
+      if (value == null) {
+        return;
+      }
+      try {
+        setter.accept(value);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(at + ": " + e.getMessage());
+      }
     }
   }
 
@@ -63,11 +123,21 @@ record ServerConfig(
 
   record StaticCollectors(List<Collector> collectors) implements CollectorsConfig {}
 
+  /**
+   * Pods by label selector; {@code nodeZones} also watches the Nodes for their zones ({@code
+   * KubernetesNodeZones}).
+   */
   record KubernetesCollectors(
-      String namespace, String labelSelector, Duration notReadyGracePeriod)
+      String namespace,
+      String labelSelector,
+      Duration notReadyGracePeriod,
+      boolean readyFirst,
+      boolean nodeZones)
       implements CollectorsConfig {}
 
-  record PollCollectors(Duration expireAfter, int expected) implements CollectorsConfig {}
+  /** Collectors from their polls; {@code allow}, when not null, must match a name entirely. */
+  record PollCollectors(Duration expireAfter, int expected, Pattern allow)
+      implements CollectorsConfig {}
 
   static ServerConfig read(Path file) throws ConfigException {
     JsonNode root;
@@ -91,36 +161,11 @@ record ServerConfig(
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
     keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs");
-    InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080"), "listen");
+    InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
-    String strategy = Allocators.DEFAULT_STRATEGY;
-    String fallback = null;
-    Double loadFactor = null;
-    JsonNode s = top.get("strategy");
-    if (s != null && s.isTextual()) {
-      strategy = s.asText();
-    } else if (s != null) {
-      ObjectNode so = object(s, "strategy");
-      keys(so, "strategy.", "name", "fallback", "loadFactor");
-      strategy = text(so, "name", Allocators.DEFAULT_STRATEGY);
-      JsonNode f = so.get("fallback");
-      if (f != null) {
-        fallback = f.isNull() ? "" : f.asText();
-      }
-      JsonNode lf = so.get("loadFactor");
-      if (lf != null) {
-        if (!lf.isNumber() || !(lf.asDouble() > 1) || Double.isInfinite(lf.asDouble())) {
-          throw new ConfigException("strategy.loadFactor: must be a number greater than 1");
-        }
-        loadFactor = lf.asDouble();
-      }
-    }
-    if (!Allocators.strategies().contains(strategy)) {
-      throw new ConfigException(
-          "strategy: unknown strategy '" + strategy + "'; known: " + Allocators.strategies());
-    }
-    Duration refresh = duration(text(top, "refreshInterval", "30s"), "refreshInterval");
-    Duration timeout = duration(text(top, "requestTimeout", "10s"), "requestTimeout");
+    StrategyConfig strategy = strategy(top.get("strategy"));
+    Duration refresh = duration(text(top, "refreshInterval", "30s", ""), "refreshInterval");
+    Duration timeout = duration(text(top, "requestTimeout", "10s", ""), "requestTimeout");
 
     JsonNode t = top.get("targets");
     if (t == null || !t.isArray() || t.isEmpty()) {
@@ -149,7 +194,109 @@ record ServerConfig(
       }
     }
     return new ServerConfig(
-        listen, strategy, fallback, loadFactor, refresh, timeout, List.copyOf(sources), collectors, scrape);
+        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape);
+  }
+
+  private static StrategyConfig strategy(JsonNode s) throws ConfigException {
+    if (s == null || s.isNull()) {
+      return StrategyConfig.named(Allocators.DEFAULT_STRATEGY);
+    }
+    if (s.isTextual()) {
+      return checked(StrategyConfig.named(s.asText()));
+    }
+    ObjectNode so = object(s, "strategy");
+    String at = "strategy";
+    keys(
+        so,
+        "strategy.",
+        "name",
+        "fallback",
+        "loadFactor",
+        "zoneAware",
+        "partitionBy",
+        "maxSkew",
+        "maxTargetsPerCollector",
+        "maxCostPerCollector",
+        "movedShareWarning");
+    String name = text(so, "name", Allocators.DEFAULT_STRATEGY, at);
+    String fallback = null;
+    JsonNode f = so.get("fallback");
+    if (f != null) {
+      fallback = f.isNull() ? "" : scalar(f, "strategy.fallback");
+    }
+    Double loadFactor = number(so, "loadFactor", at, "a number greater than 1");
+    if (loadFactor != null && !(loadFactor > 1)) {
+      throw new ConfigException("strategy.loadFactor: must be a number greater than 1");
+    }
+    String partitionBy = null;
+    JsonNode za = so.get("zoneAware");
+    JsonNode pb = so.get("partitionBy");
+    if (za != null && pb != null) {
+      throw new ConfigException("strategy.partitionBy: give zoneAware or partitionBy, not both");
+    }
+    if (za != null) {
+      if (!za.isBoolean()) {
+        throw new ConfigException("strategy.zoneAware: must be true or false");
+      }
+      partitionBy = za.asBoolean() ? Allocators.ZONE : "";
+    }
+    if (pb != null) {
+      partitionBy = pb.isNull() ? "" : scalar(pb, "strategy.partitionBy");
+    }
+    Double maxSkew = number(so, "maxSkew", at, "a number, 1 or more");
+    Long maxTargets = whole(so, "maxTargetsPerCollector", at, Integer.MAX_VALUE);
+    Long maxCost = whole(so, "maxCostPerCollector", at, Long.MAX_VALUE);
+    Double moved = number(so, "movedShareWarning", at, "a number from 0 to 1");
+    return checked(
+        new StrategyConfig(
+            name,
+            fallback,
+            loadFactor,
+            partitionBy,
+            maxSkew,
+            maxTargets == null ? null : Math.toIntExact(maxTargets),
+            maxCost,
+            moved));
+  }
+
+  /** Fails at load time for an unknown strategy or an option the strategy refuses. */
+  private static StrategyConfig checked(StrategyConfig c) throws ConfigException {
+    if (!Allocators.strategies().contains(c.name())) {
+      throw new ConfigException(
+          "strategy: unknown strategy '" + c.name() + "'; known: " + Allocators.strategies());
+    }
+    Allocators.Builder b = c.builder();
+    try {
+      b.build();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("strategy: " + e.getMessage());
+    }
+    return c;
+  }
+
+  /** A finite number, or null when absent. */
+  private static Double number(ObjectNode o, String key, String at, String what)
+      throws ConfigException {
+    JsonNode n = o.get(key);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isNumber() || !Double.isFinite(n.asDouble())) {
+      throw new ConfigException(at + "." + key + ": must be " + what);
+    }
+    return n.asDouble();
+  }
+
+  /** A whole number from 1 to {@code max}, or null when absent. */
+  private static Long whole(ObjectNode o, String key, String at, long max) throws ConfigException {
+    JsonNode n = o.get(key);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 1 || n.asLong() > max) {
+      throw new ConfigException(at + "." + key + ": must be a whole number from 1 to " + max);
+    }
+    return n.asLong();
   }
 
   private static SourceConfig source(JsonNode n, String at, Path baseDir) throws ConfigException {
@@ -169,11 +316,13 @@ record ServerConfig(
           throw new ConfigException(where + ".files: must be a non-empty list of paths");
         }
         List<Path> paths = new ArrayList<>();
-        for (JsonNode p : files) {
+        for (int i = 0; i < files.size(); i++) {
+          JsonNode p = files.get(i);
+          String pat = where + ".files[" + i + "]";
           if (!p.isTextual() || p.asText().isBlank()) {
-            throw new ConfigException(where + ".files: every entry must be a path");
+            throw new ConfigException(pat + ": must be a path");
           }
-          paths.add(baseDir.resolve(p.asText()).normalize());
+          paths.add(filePattern(baseDir, p.asText(), pat));
         }
         return new FileSd(job, List.copyOf(paths));
       }
@@ -191,6 +340,30 @@ record ServerConfig(
     }
   }
 
+  /**
+   * A file SD path resolved against the config's folder; a glob in its last element is compiled
+   * here, so that a bad one is a config error rather than a failure at every refresh.
+   */
+  private static Path filePattern(Path baseDir, String s, String at) throws ConfigException {
+    Path p;
+    try {
+      p = baseDir.resolve(s).normalize();
+    } catch (InvalidPathException e) {
+      throw new ConfigException(at + ": not a path: " + oneLine(e.getMessage()));
+    }
+    Path name = p.getFileName();
+    if (name != null && FileSdSource.isGlob(name.toString())) {
+      try {
+        PathMatcher unused = FileSystems.getDefault().getPathMatcher("glob:" + name);
+      } catch (PatternSyntaxException e) {
+        throw new ConfigException(at + ": bad glob '" + name + "': " + oneLine(e.getDescription()));
+      } catch (IllegalArgumentException | UnsupportedOperationException e) {
+        throw new ConfigException(at + ": bad glob '" + name + "': " + oneLine(e.getMessage()));
+      }
+    }
+    return p;
+  }
+
   private static CollectorsConfig collectors(ObjectNode c, Duration refresh) throws ConfigException {
     if (c.size() != 1) {
       throw new ConfigException("collectors: must have exactly one of static, kubernetes, polls");
@@ -201,7 +374,7 @@ record ServerConfig(
       case "static" -> {
         JsonNode list = c.get(kind);
         if (!list.isArray() || list.isEmpty()) {
-          throw new ConfigException(where + ": must be a non-empty list of {name, node}");
+          throw new ConfigException(where + ": must be a non-empty list of names or {name, node, ...}");
         }
         List<Collector> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
@@ -210,11 +383,30 @@ record ServerConfig(
           JsonNode e = list.get(i);
           Collector col;
           if (e.isTextual()) {
-            col = collector(e.asText(), null, at);
+            col = collector(e.asText(), null, null, at);
           } else {
             ObjectNode o = object(e, at);
-            keys(o, at + ".", "name", "node");
-            col = collector(required(o, "name", at), text(o, "node", null), at);
+            keys(o, at + ".", "name", "node", "zone", "capacity", "labels");
+            col = collector(required(o, "name", at), text(o, "node", null, at), text(o, "zone", null, at), at);
+            Double capacity = number(o, "capacity", at, "a number greater than 0");
+            if (capacity != null) {
+              if (!(capacity > 0)) {
+                throw new ConfigException(at + ".capacity: must be a number greater than 0");
+              }
+              col = col.withCapacity(capacity);
+            }
+            JsonNode l = o.get("labels");
+            if (l != null && !l.isNull()) {
+              Map<String, String> labels = new LinkedHashMap<>();
+              for (Map.Entry<String, JsonNode> le : object(l, at + ".labels").properties()) {
+                labels.put(le.getKey(), scalar(le.getValue(), at + ".labels." + le.getKey()));
+              }
+              try {
+                col = col.withLabels(labels);
+              } catch (IllegalArgumentException ex) {
+                throw new ConfigException(at + ".labels: " + ex.getMessage());
+              }
+            }
           }
           if (!names.add(col.name())) {
             throw new ConfigException(at + ": duplicate collector name '" + col.name() + "'");
@@ -225,18 +417,20 @@ record ServerConfig(
       }
       case "kubernetes" -> {
         ObjectNode k = object(c.get(kind), where);
-        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod");
+        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones");
         return new KubernetesCollectors(
             required(k, "namespace", where),
             required(k, "labelSelector", where),
-            durationOrZero(text(k, "notReadyGracePeriod", "30s"), where + ".notReadyGracePeriod"));
+            durationOrZero(text(k, "notReadyGracePeriod", "30s", where), where + ".notReadyGracePeriod"),
+            bool(k, "readyFirst", true, where),
+            bool(k, "nodeZones", false, where));
       }
       case "polls" -> {
         JsonNode p = c.get(kind);
         ObjectNode o = p.isNull() ? TargetGroups.JSON.createObjectNode() : object(p, where);
-        keys(o, where + ".", "expireAfter", "expected");
+        keys(o, where + ".", "expireAfter", "expected", "allow");
         Duration expire =
-            duration(text(o, "expireAfter", null) == null ? null : text(o, "expireAfter", null), where + ".expireAfter", refresh.multipliedBy(3));
+            duration(text(o, "expireAfter", null, where), where + ".expireAfter", refresh.multipliedBy(3));
         JsonNode ex = o.get("expected");
         int expected = 0;
         if (ex != null) {
@@ -245,15 +439,25 @@ record ServerConfig(
           }
           expected = ex.asInt();
         }
-        return new PollCollectors(expire, expected);
+        String allow = text(o, "allow", null, where);
+        Pattern pattern = null;
+        if (allow != null) {
+          try {
+            pattern = Pattern.compile(allow);
+          } catch (PatternSyntaxException e) {
+            throw new ConfigException(where + ".allow: bad regular expression: " + oneLine(e.getDescription()));
+          }
+        }
+        return new PollCollectors(expire, expected, pattern);
       }
       default -> throw new ConfigException("collectors: unknown kind '" + kind + "' (static, kubernetes, polls)");
     }
   }
 
-  private static Collector collector(String name, String node, String at) throws ConfigException {
+  private static Collector collector(String name, String node, String zone, String at)
+      throws ConfigException {
     try {
-      return Collector.of(name, node);
+      return Collector.of(name, node, zone);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(at + ": " + e.getMessage());
     }
@@ -276,19 +480,35 @@ record ServerConfig(
     }
   }
 
-  private static String text(ObjectNode o, String key, String dflt) throws ConfigException {
+  /** {@code at} is the path of the mapping {@code o} ("" at the top), for the error message. */
+  private static String text(ObjectNode o, String key, String dflt, String at) throws ConfigException {
     JsonNode n = o.get(key);
     if (n == null || n.isNull()) {
       return dflt;
     }
-    if (!n.isValueNode()) {
-      throw new ConfigException(key + ": must be a scalar");
+    return scalar(n, at.isEmpty() ? key : at + "." + key);
+  }
+
+  private static String scalar(JsonNode n, String at) throws ConfigException {
+    if (!n.isValueNode() || n.isNull()) {
+      throw new ConfigException(at + ": must be a scalar");
     }
     return n.asText();
   }
 
+  private static boolean bool(ObjectNode o, String key, boolean dflt, String at) throws ConfigException {
+    JsonNode n = o.get(key);
+    if (n == null || n.isNull()) {
+      return dflt;
+    }
+    if (!n.isBoolean()) {
+      throw new ConfigException(at + "." + key + ": must be true or false");
+    }
+    return n.asBoolean();
+  }
+
   private static String required(ObjectNode o, String key, String at) throws ConfigException {
-    String v = text(o, key, null);
+    String v = text(o, key, null, at);
     if (v == null || v.isBlank()) {
       throw new ConfigException(at + "." + key + ": required");
     }
@@ -303,7 +523,7 @@ record ServerConfig(
       }
       return u;
     } catch (URISyntaxException e) {
-      throw new ConfigException(at + ": not a URL: " + e.getMessage());
+      throw new ConfigException(at + ": not a URL: " + oneLine(e.getMessage()));
     }
   }
 
@@ -321,7 +541,14 @@ record ServerConfig(
     if (port > 65535) {
       throw new ConfigException(at + ": port out of range");
     }
-    return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    if (host.isEmpty()) {
+      return new InetSocketAddress(port);
+    }
+    InetSocketAddress a = new InetSocketAddress(host, port);
+    if (a.isUnresolved()) {
+      throw new ConfigException(at + ": cannot resolve host '" + host + "'");
+    }
+    return a;
   }
 
   private static final Pattern DURATION = Pattern.compile("^(\\d+)(ms|s|m|h)$");
@@ -351,15 +578,24 @@ record ServerConfig(
     if (!m.matches()) {
       throw new ConfigException(at + ": must be a duration such as 500ms, 15s, 2m or 1h");
     }
-    long n = Long.parseLong(m.group(1));
-    Duration d =
+    String tooLong = at + ": longer than " + MAX_DURATION.toHours() + "h";
+    long n;
+    try {
+      n = Long.parseLong(m.group(1));
+    } catch (NumberFormatException e) {
+      throw new ConfigException(tooLong);
+    }
+    long unitMillis =
         switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          case "m" -> Duration.ofMinutes(n);
-          default -> Duration.ofHours(n);
+          case "ms" -> 1;
+          case "s" -> 1_000;
+          case "m" -> 60_000;
+          default -> 3_600_000;
         };
-    return d;
+    if (n > MAX_DURATION.toMillis() / unitMillis) {
+      throw new ConfigException(tooLong);
+    }
+    return Duration.ofMillis(n * unitMillis);
   }
 
   private static String oneLine(String s) {

@@ -3,6 +3,7 @@ package dev.apportion.allocation.server;
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.kubernetes.KubernetesCollectorSource;
+import dev.apportion.allocation.kubernetes.KubernetesNodeZones;
 import dev.apportion.allocation.metrics.AllocatorMetrics;
 import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -39,6 +40,7 @@ final class Service implements AutoCloseable {
   private final PollMembership polls;
   private final KubernetesClient kubernetesClient;
   private final KubernetesCollectorSource kubernetes;
+  private final KubernetesNodeZones nodeZones;
   private final BooleanSupplier collectorsReady;
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
 
@@ -54,17 +56,7 @@ final class Service implements AutoCloseable {
   Service(ServerConfig config, KubernetesClient client) throws ConfigException {
     this.config = config;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Allocators.Builder b = Allocators.builder(config.strategy());
-    try {
-      if (config.fallback() != null) {
-        b.fallback(config.fallback());
-      }
-      if (config.loadFactor() != null) {
-        b.loadFactor(config.loadFactor());
-      }
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException("strategy: " + e.getMessage());
-    }
+    Allocators.Builder b = config.strategy().builder();
     b.listener(AllocatorMetrics.of(registry));
     try {
       this.allocator = b.build();
@@ -108,33 +100,54 @@ final class Service implements AutoCloseable {
       allocator.setCollectors(s.collectors());
       this.polls = null;
       this.kubernetes = null;
+      this.nodeZones = null;
       this.kubernetesClient = null;
       this.collectorsReady = () -> true;
     } else if (c instanceof ServerConfig.PollCollectors p) {
-      this.polls =
+      PollMembership.Builder pb =
           PollMembership.builder(allocator::setCollectors)
               .settle(config.refreshInterval())
               .expireAfter(p.expireAfter())
-              .expected(p.expected())
-              .build();
+              .expected(p.expected());
+      if (p.allow() != null) {
+        pb.allow(p.allow());
+      }
+      this.polls = pb.build();
       sb.polls(polls);
       this.kubernetes = null;
+      this.nodeZones = null;
       this.kubernetesClient = null;
       this.collectorsReady = () -> true;
     } else {
       ServerConfig.KubernetesCollectors k = (ServerConfig.KubernetesCollectors) c;
       this.polls = null;
       this.kubernetesClient = client == null ? new KubernetesClientBuilder().build() : null;
-      this.kubernetes =
-          KubernetesCollectorSource.builder()
-              .client(client == null ? kubernetesClient : client)
-              .namespace(k.namespace())
-              .labelSelector(k.labelSelector())
-              .notReadyGracePeriod(k.notReadyGracePeriod())
-              .forAllocator(allocator)
-              .build();
+      KubernetesClient use = client == null ? kubernetesClient : client;
+      KubernetesCollectorSource.Builder kb;
+      try {
+        kb =
+            KubernetesCollectorSource.builder()
+                .client(use)
+                .namespace(k.namespace())
+                .labelSelector(k.labelSelector())
+                .notReadyGracePeriod(k.notReadyGracePeriod())
+                .readyFirst(k.readyFirst());
+      } catch (IllegalArgumentException e) {
+        closeQuietly(kubernetesClient);
+        throw new ConfigException("collectors.kubernetes: " + e.getMessage());
+      }
+      this.kubernetes = kb.forAllocator(allocator).build();
       KubernetesCollectorSource source = kubernetes;
-      this.collectorsReady = source::isWatching;
+      if (k.nodeZones()) {
+        // Before the collectors' first delivery would be better still, but the allocator takes
+        // zones at any time: a later map re-places what it changes.
+        this.nodeZones = KubernetesNodeZones.builder().client(use).forAllocator(allocator).build();
+        KubernetesNodeZones zones = nodeZones;
+        this.collectorsReady = () -> source.isWatching() && zones.isWatching();
+      } else {
+        this.nodeZones = null;
+        this.collectorsReady = source::isWatching;
+      }
     }
     this.server = sb.readiness(this::isReady).build();
   }
@@ -161,6 +174,10 @@ final class Service implements AutoCloseable {
       // Completes at the first delivery; fails only when the API server refuses the list (401 or
       // 403), which the source itself logs once at ERROR; readiness then stays false.
       CompletableFuture<Void> unused = kubernetes.start();
+    }
+    if (nodeZones != null) {
+      // The same for the Nodes (a ClusterRole is needed for them); readiness waits for it too.
+      CompletableFuture<Void> unused = nodeZones.start();
     }
     if (polls != null) {
       polls.start();
@@ -201,16 +218,26 @@ final class Service implements AutoCloseable {
     if (kubernetes != null) {
       parts.add(kubernetes);
     }
+    if (nodeZones != null) {
+      parts.add(nodeZones);
+    }
     if (kubernetesClient != null) {
       parts.add(kubernetesClient);
     }
     for (AutoCloseable p : parts) {
-      try {
-        p.close();
-      } catch (Exception e) {
-        // closing on the way out: nothing useful to do with it
-      }
+      closeQuietly(p);
     }
     registry.close();
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      // closing on the way out: nothing useful to do with it
+    }
   }
 }

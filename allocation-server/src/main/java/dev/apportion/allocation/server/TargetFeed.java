@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A source that fails keeps its last good list, so a flapping SD endpoint does not drop its
  * targets; the failure is logged at WARN once per episode (the first failure after a success) and
- * the recovery at INFO. Until every source has been read once, nothing is set and {@link
+ * the recovery at INFO. So is an allocator that refuses the targets ({@code setTargets} throws):
+ * WARN with the stack trace when it starts, INFO when it ends, nothing at the refreshes between.
+ * Until every source has been read once, nothing is set and {@link
  * #isReady()} is false: a half-read start would place a partial set and then move it.
  *
  * <p>Thread-safe. {@link #refresh()} blocks on the sources' I/O and on the allocator's writers;
@@ -46,6 +49,13 @@ public final class TargetFeed implements AutoCloseable {
 
   @GuardedBy("refreshLock")
   private final boolean[] failing;
+
+  /** Whether the last {@code setTargets} threw: the episode logged once at its start. */
+  @GuardedBy("refreshLock")
+  private boolean setFailing;
+
+  /** How many episodes of {@code setTargets} failures began (each logged once), for tests. */
+  private final AtomicInteger setFailureEpisodes = new AtomicInteger();
 
   @GuardedBy("lifecycleLock")
   private ScheduledExecutorService timer;
@@ -111,7 +121,24 @@ public final class TargetFeed implements AutoCloseable {
         }
         all.addAll(l);
       }
-      allocator.setTargets(all);
+      try {
+        allocator.setTargets(all);
+      } catch (RuntimeException e) {
+        if (!setFailing) {
+          setFailing = true;
+          setFailureEpisodes.incrementAndGet();
+          LOG.warn(
+              "setting the {} targets failed; retrying at every refresh, logged again only after"
+                  + " it recovers",
+              all.size(),
+              e);
+        }
+        throw e;
+      }
+      if (setFailing) {
+        setFailing = false;
+        LOG.info("setting the targets works again: {} targets", all.size());
+      }
       if (!ready) {
         LOG.info("targets read from {} sources: {} targets", sources.size(), all.size());
       }
@@ -137,6 +164,16 @@ public final class TargetFeed implements AutoCloseable {
    */
   public boolean isUp(int i) {
     return up.get(i) == 1;
+  }
+
+  /**
+   * How many episodes of failing {@code setTargets} calls began: each is logged once at WARN when
+   * it begins (the first failure after a success) and once at INFO when it ends.
+   *
+   * @return the count since this feed was built
+   */
+  int setFailureEpisodes() {
+    return setFailureEpisodes.get();
   }
 
   /**
@@ -175,7 +212,7 @@ public final class TargetFeed implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      LOG.warn("setting the targets failed; retrying at the next refresh", e);
+      // refresh() logged it, once per episode; the next refresh retries
     }
   }
 

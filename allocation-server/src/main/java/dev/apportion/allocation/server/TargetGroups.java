@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * Reads Prometheus target groups ({@code [{"targets": [...], "labels": {...}}]}) into targets, the
  * way Prometheus's file and HTTP SD do: every target gets the group's labels, {@code __address__}
- * and the source's meta label. Malformed input is an {@link IOException} naming where.
+ * and the source's meta label. Malformed input is an {@link IOException} naming where; a label
+ * whose name Prometheus would reject is dropped ({@link LabelNames}).
  */
 final class TargetGroups {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -23,6 +24,13 @@ final class TargetGroups {
 
   static List<Target> parse(
       JsonNode root, String job, String metaName, String metaValue, String where)
+      throws IOException {
+    return parse(root, job, metaName, metaValue, where, new LabelNames());
+  }
+
+  /** As above; labels whose names Prometheus rejects are dropped and counted in {@code names}. */
+  static List<Target> parse(
+      JsonNode root, String job, String metaName, String metaValue, String where, LabelNames names)
       throws IOException {
     List<Target> out = new ArrayList<>();
     if (root == null || root.isNull() || root.isMissingNode()) {
@@ -47,8 +55,8 @@ final class TargetGroups {
           if (!e.getValue().isValueNode() || e.getValue().isNull()) {
             throw new IOException(at + ": label " + e.getKey() + " is not a string");
           }
-          if (e.getKey().isEmpty()) {
-            throw new IOException(at + ": a label name is empty");
+          if (!names.keep(e.getKey(), at)) {
+            continue;
           }
           labels.put(e.getKey(), e.getValue().asText());
         }

@@ -27,6 +27,11 @@ import java.util.Objects;
  *       active target's {@code discoveredLabels} (which keep the {@code __meta_*} labels, so
  *       per-node works) under its scrape pool as the job.
  * </ul>
+ *
+ * <p>The built-in sources drop every label whose name Prometheus rejects (not {@code
+ * [a-zA-Z_][a-zA-Z0-9_]*}): Prometheus refuses a whole HTTP SD answer for one such name, so a
+ * single bad group would otherwise cost every collector holding one of its targets all of its
+ * targets. The target itself is kept; the drop is logged at WARN once per episode.
  */
 public interface TargetSource {
 

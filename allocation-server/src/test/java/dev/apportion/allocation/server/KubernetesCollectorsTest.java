@@ -2,15 +2,18 @@ package dev.apportion.allocation.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
@@ -78,6 +81,130 @@ class KubernetesCollectorsTest {
       await(() -> service.allocator().snapshot().collectors().size() == 2);
       assertEquals(Set.of("b1:1"), addresses(Http.get(base + "/targets?collector=agent-b").json()));
       server.destroy(); // before the source closes its watch, as allocation-kubernetes' tests do
+    }
+  }
+
+  private void node(String name, String zone) {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels("topology.kubernetes.io/zone", zone)
+                .endMetadata()
+                .build())
+        .create();
+  }
+
+  private Path config(String collectors) throws Exception {
+    StringBuilder sd = new StringBuilder();
+    for (String n : List.of("node-c", "node-d")) {
+      sd.append("- labels: {__meta_kubernetes_pod_node_name: ").append(n).append("}\n  targets: [");
+      for (int i = 0; i < 6; i++) {
+        sd.append(i == 0 ? "" : ", ").append("'").append(n).append("-").append(i).append(":1'");
+      }
+      sd.append("]\n");
+    }
+    Files.writeString(dir.resolve("t.yaml"), sd);
+    Path config = dir.resolve("c.yaml");
+    Files.writeString(
+        config,
+        """
+        listen: 127.0.0.1:0
+        strategy: per-node
+        refreshInterval: 1h
+        targets: [{fileSd: {job: j, files: [t.yaml]}}]
+        collectors:
+          kubernetes: {namespace: monitoring, labelSelector: app=agent, %s}
+        """
+            .formatted(collectors));
+    return config;
+  }
+
+  /** Whether every target on node-c (zone z2) is agent-b's and every one on node-d (z1) agent-a's. */
+  private static boolean zonal(Service s) {
+    var snap = s.allocator().snapshot();
+    if (snap.targets().size() != 12) {
+      return false;
+    }
+    for (var t : snap.targets()) {
+      String owner = snap.collectorOf(t).orElse("");
+      if (!owner.equals(t.address().startsWith("node-c") ? "agent-b" : "agent-a")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * kubernetes.nodeZones: per-node's zone-aware fallback learns the zones of nodes with no collector
+   * from the Nodes, so node-c's targets stay in node-c's zone. Without it they spread.
+   */
+  @Test
+  void nodeZonesKeepPerNodesFallbackInTheNodesZone() throws Exception {
+    node("node-a", "z1");
+    node("node-b", "z2");
+    node("node-c", "z2");
+    node("node-d", "z1");
+    pod("agent-a", "node-a");
+    pod("agent-b", "node-b");
+    Path plain = Files.copy(config("notReadyGracePeriod: 0s"), dir.resolve("plain.yaml"));
+    Path zoned = config("notReadyGracePeriod: 0s, nodeZones: true");
+    try (Service without = new Service(ServerConfig.read(plain), client);
+        Service with = new Service(ServerConfig.read(zoned), client)) {
+      without.start();
+      with.start();
+      await(() -> with.isReady() && with.allocator().snapshot().collectors().size() == 2);
+      await(() -> zonal(with));
+      await(() -> without.isReady() && without.allocator().snapshot().collectors().size() == 2);
+      assertFalse(zonal(without), "without node zones the fallback ignores zones");
+      server.destroy();
+    }
+  }
+
+  /** kubernetes.readyFirst: false makes a Running pod that was never Ready a collector at once. */
+  @Test
+  void readyFirstIsConfigurable() throws Exception {
+    String now = java.time.Instant.now().toString();
+    client
+        .pods()
+        .inNamespace("monitoring")
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("agent-new")
+                .withNamespace("monitoring")
+                .addToLabels("app", "agent")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName("node-c")
+                .addNewContainer()
+                .withName("agent")
+                .withImage("agent:1")
+                .endContainer()
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Running")
+                .withStartTime(now)
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("False")
+                .withLastTransitionTime(now)
+                .endCondition()
+                .endStatus()
+                .build())
+        .create();
+    Path first = Files.copy(config("notReadyGracePeriod: 5m"), dir.resolve("first.yaml"));
+    Path once = config("notReadyGracePeriod: 5m, readyFirst: false");
+    try (Service readyFirst = new Service(ServerConfig.read(first), client);
+        Service atOnce = new Service(ServerConfig.read(once), client)) {
+      readyFirst.start();
+      atOnce.start();
+      await(() -> atOnce.isReady() && atOnce.allocator().snapshot().collectors().size() == 1);
+      await(readyFirst::isReady);
+      assertTrue(readyFirst.allocator().snapshot().collectors().isEmpty(), "never Ready: not yet a collector");
+      server.destroy();
     }
   }
 

@@ -107,4 +107,44 @@ class PollMembershipTest {
     m.evaluate();
     assertEquals(PollMembership.MAX_MEMBERS, m.current().size());
   }
+
+  @Test
+  void onlyNamesTheAllowPatternMatchesEntirelyJoin() {
+    PollMembership m =
+        PollMembership.builder(published::add)
+            .settle(Duration.ofSeconds(1))
+            .allow(java.util.regex.Pattern.compile("prom-[0-9]+"))
+            .nanoTime(now::get)
+            .build();
+    m.heard("prom-0", null);
+    m.heard("made-up", null);
+    m.heard("prom-1x", null);
+    m.heard("xprom-2", null);
+    m.evaluate();
+    assertEquals(List.of(Collector.of("prom-0")), m.current());
+  }
+
+  /** Through the service: a phantom name polling a config with polls.allow gets no targets. */
+  @Test
+  void theConfigsAllowPatternKeepsPhantomsOut(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"a:1\",\"b:1\"]}]");
+    java.nio.file.Path config = dir.resolve("c.yaml");
+    java.nio.file.Files.writeString(
+        config,
+        """
+        listen: 127.0.0.1:0
+        refreshInterval: 1h
+        targets: [{fileSd: {job: j, files: [t.json]}}]
+        collectors: {polls: {allow: 'prom-[0-9]+'}}
+        """);
+    try (Service s = new Service(ServerConfig.read(config)).start()) {
+      String base = "http://127.0.0.1:" + s.port();
+      assertEquals(200, Http.get(base + "/targets?collector=prom-0").status());
+      assertEquals(200, Http.get(base + "/targets?collector=curl-test").status());
+      assertEquals(200, Http.get(base + "/jobs/j/targets?collector_id=phantom").status());
+      s.polls().evaluate();
+      assertEquals(List.of(Collector.of("prom-0")), s.allocator().snapshot().collectors().stream().toList());
+    }
+  }
 }

@@ -194,4 +194,109 @@ class TargetSourcesTest {
     assertFalse(feed.isReady());
     assertTrue(allocator.snapshot().targets().isEmpty());
   }
+
+  @Test
+  void invalidLabelNamesAreDroppedAtIngestionAndReportedOncePerEpisode() throws Exception {
+    URI base = serve();
+    body.set("[{\"targets\":[\"a:1\"],\"labels\":{\"env\":\"prod\",\"team-name\":\"x\",\"1st\":\"y\",\"\":\"z\"}}]");
+    HttpSdSource s = (HttpSdSource) TargetSource.httpSd("apps", base.resolve("/sd"), HttpClient.newHttpClient(), Duration.ofSeconds(5));
+    List<Target> t = s.read();
+    assertEquals(1, t.size(), "the target is kept");
+    assertEquals(Set.of("env", "__address__", "__meta_url"), t.get(0).labels().keySet());
+    assertEquals(3, s.labelNames().lastDropped());
+    s.read();
+    assertEquals(1, s.labelNames().episodes(), "a second bad read is the same episode");
+    body.set("[{\"targets\":[\"a:1\"],\"labels\":{\"env\":\"prod\"}}]");
+    s.read();
+    assertEquals(0, s.labelNames().lastDropped());
+    body.set("[{\"targets\":[\"a:1\"],\"labels\":{\"bad.name\":\"x\"}}]");
+    s.read();
+    assertEquals(2, s.labelNames().episodes(), "bad again after a clean read: a new episode");
+
+    assertTrue(LabelNames.valid("_a1"));
+    assertTrue(LabelNames.valid("__meta_kubernetes_pod_node_name"));
+    assertFalse(LabelNames.valid("a-b"));
+    assertFalse(LabelNames.valid("9a"));
+    assertFalse(LabelNames.valid("zoné"));
+  }
+
+  @Test
+  void prometheusTargetsDropInvalidLabelNamesToo() throws Exception {
+    URI base = serve();
+    body.set(
+        "{\"status\":\"success\",\"data\":{\"activeTargets\":[{\"scrapePool\":\"p\",\"discoveredLabels\":"
+            + "{\"__address__\":\"a:1\",\"ok\":\"1\",\"not-ok\":\"2\"}}]}}");
+    TargetSource s = TargetSource.prometheusTargets(base, HttpClient.newHttpClient(), Duration.ofSeconds(5));
+    List<Target> t = s.read();
+    assertEquals(Set.of("__address__", "ok"), t.get(0).labels().keySet());
+  }
+
+  /** One file with a bad label name must not make the HTTP SD answer one Prometheus rejects. */
+  @Test
+  void aFileWithABadLabelNameDoesNotBreakTheTargetsEndpoint() throws Exception {
+    Files.writeString(dir.resolve("good.json"), "[{\"targets\":[\"g:1\"],\"labels\":{\"team\":\"a\"}}]");
+    Files.writeString(dir.resolve("bad.yaml"), "- targets: ['b:1']\n  labels: {team-name: b, env: prod}\n");
+    Path config = dir.resolve("c.yaml");
+    Files.writeString(
+        config,
+        """
+        listen: 127.0.0.1:0
+        refreshInterval: 1h
+        targets:
+          - fileSd: {job: good, files: [good.json]}
+          - fileSd: {job: bad, files: [bad.yaml]}
+        collectors: {static: [only]}
+        """);
+    try (Service service = new Service(ServerConfig.read(config)).start()) {
+      service.feed().refresh();
+      var groups = Http.get("http://127.0.0.1:" + service.port() + "/targets?collector=only").json();
+      Set<String> served = new TreeSet<>();
+      Set<String> names = new TreeSet<>();
+      for (var g : groups) {
+        g.get("targets").forEach(a -> served.add(a.asText()));
+        g.get("labels").fieldNames().forEachRemaining(names::add);
+      }
+      assertEquals(Set.of("b:1", "g:1"), served, "both files' targets are served");
+      for (String n : names) {
+        assertTrue(LabelNames.valid(n), "served label name " + n);
+      }
+      assertTrue(names.contains("env"));
+    }
+  }
+
+  @Test
+  void aFailingSetTargetsIsLoggedOncePerEpisode() throws Exception {
+    Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"c:1\"]}]");
+    Allocator real = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    java.util.concurrent.atomic.AtomicBoolean refuse = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Allocator refusing =
+        (Allocator)
+            java.lang.reflect.Proxy.newProxyInstance(
+                Allocator.class.getClassLoader(),
+                new Class<?>[] {Allocator.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("setTargets") && refuse.get()) {
+                    throw new IllegalStateException("refused");
+                  }
+                  try {
+                    return method.invoke(real, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    TargetFeed feed =
+        TargetFeed.builder(refusing).source(TargetSource.fileSd("f", List.of(dir.resolve("t.json")))).build();
+    for (int i = 0; i < 3; i++) {
+      assertThrows(IllegalStateException.class, feed::refresh);
+    }
+    assertEquals(1, feed.setFailureEpisodes(), "three failing refreshes, one episode");
+    assertFalse(feed.isReady());
+    refuse.set(false);
+    feed.refresh();
+    assertTrue(feed.isReady());
+    refuse.set(true);
+    assertThrows(IllegalStateException.class, feed::refresh);
+    assertThrows(IllegalStateException.class, feed::refresh);
+    assertEquals(2, feed.setFailureEpisodes(), "failing again after a recovery: a second episode");
+  }
 }
