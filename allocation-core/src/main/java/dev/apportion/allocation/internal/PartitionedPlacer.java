@@ -25,10 +25,13 @@ import org.slf4j.LoggerFactory;
  * determinism) holds within each partition. The rest go to the <em>cluster-wide group</em>, one
  * more instance over every collector: targets with no key value (unknown zone), targets whose
  * partition has no collector (counted as {@link #outsidePartition()} and logged once per episode),
- * and targets spilled over the skew limit. The skew limit caps a partition at
- * {@code floor(maxSkew * n * members / collectors)} targets for {@code n} targets in this view; the
- * targets past it, the last in identity-hash order, spill to the cluster-wide group, which then
- * leaves out the collectors of every partition that spilled (unless that leaves none).
+ * and targets spilled over the skew limit. The skew limit caps what a partition's collectors
+ * carry in all at {@code floor(maxSkew * (n + h) * members / collectors)}, for {@code n} targets
+ * in this view and {@code h} held by the collectors outside it ({@link Assignment#heldOutside}:
+ * per-node's node-local targets, 0 otherwise); the partition keeps that minus what its own
+ * collectors hold outside the view (never below 0). The targets past it, the last in
+ * identity-hash order, spill to the cluster-wide group, which then leaves out the collectors of
+ * every partition that spilled (unless that leaves none).
  *
  * <p>The wrapped placers are not changed: each receives the ordinary {@code targetsChanged} and
  * {@code collectorsChanged} calls, over its partition's members (a {@link Members} object kept
@@ -195,11 +198,24 @@ final class PartitionedPlacer implements Placer {
     boolean[] spilled = new boolean[groups];
     int spills = 0;
     if (!Double.isNaN(maxSkew)) {
+      // What the collectors hold outside this view (per-node's node-local targets) counts too:
+      // a partition's collectors may carry in all at most maxSkew times the cluster mean.
+      long held = 0;
+      long[] heldBy = new long[groups];
+      for (Member m : members) {
+        int h = view.heldOutside(m);
+        held += h;
+        if (memberGroup[m.id()] >= 0) {
+          heldBy[memberGroup[m.id()]] += h;
+        }
+      }
       long[] limit = new long[groups];
       boolean any = false;
       for (Map.Entry<String, List<Member>> e : memberLists.entrySet()) {
         int gid = byKey.get(e.getKey()).id;
-        limit[gid] = (long) Math.floor(maxSkew * n * e.getValue().size() / members.size() + 1e-9);
+        long total = (long) Math.floor(
+            maxSkew * (n + held) * e.getValue().size() / members.size() + 1e-9);
+        limit[gid] = Math.max(0, total - heldBy[gid]);
         if (count[gid] > limit[gid]) {
           spilled[gid] = true;
           any = true;

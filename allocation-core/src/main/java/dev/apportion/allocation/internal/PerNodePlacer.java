@@ -412,6 +412,17 @@ final class PerNodePlacer implements Placer {
       return sorted().size();
     }
 
+    /** The member's node-local targets: those of its node when it is the node's winner. */
+    @Override
+    public int heldOutside(Member member) {
+      String node = member.node();
+      if (node == null || winners.get(node) != member) {
+        return 0;
+      }
+      IntList local = byNode.get(node);
+      return local == null ? 0 : local.size();
+    }
+
     @Override
     public int slotAt(int i) {
       return sorted().get(i);
