@@ -131,6 +131,28 @@ final class PartitionedPlacer implements Placer {
     return outside;
   }
 
+  /**
+   * The placed targets whose key value is not their collector's. Those of the cluster-wide group
+   * are skipped: {@link #outsidePartition()} counts them already. A target outside this view
+   * (per-node's node-local ones) is judged by the same key.
+   */
+  @Override
+  public int outsideAmong(IntList placed, Assignment assignment) {
+    int n = 0;
+    for (int i = 0; i < placed.size(); i++) {
+      int s = placed.get(i);
+      Member o = assignment.ownerOf(s);
+      if (o == null || (s < groupOf.length && groupOf[s] == GLOBAL)) {
+        continue;
+      }
+      String k = key.of(assignment.target(s));
+      if (k != null && !k.equals(key.of(o))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   private Group group(String k) {
     Group g = byKey.get(k);
     if (g == null) {

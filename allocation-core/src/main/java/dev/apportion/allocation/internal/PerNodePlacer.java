@@ -197,6 +197,12 @@ final class PerNodePlacer implements Placer {
     return fallback == null ? 0 : fallback.outsidePartition();
   }
 
+  /** Node-local targets included: the fallback's key tells their partition too. */
+  @Override
+  public int outsideAmong(IntList placed, Assignment assignment) {
+    return fallback == null ? 0 : fallback.outsideAmong(placed, assignment);
+  }
+
   private void index(int slot, Target t) {
     String node = t.node().orElse(null);
     nodeOf[slot] = node;

@@ -42,6 +42,19 @@ interface Placer {
   }
 
   /**
+   * Of targets the per-collector limit ({@link CollectorLimits}) placed after this placer ran,
+   * how many sit outside their partition and are not already counted by
+   * {@link #outsidePartition()}; 0 for a strategy that does not partition.
+   *
+   * @param placed the slots, each assigned
+   * @param assignment the engine's view
+   * @return the count
+   */
+  default int outsideAmong(IntList placed, Assignment assignment) {
+    return 0;
+  }
+
+  /**
    * Targets were added or removed. Added targets are in the assignment, unassigned; removed ones
    * are already unassigned and gone from the assignment's order, but their slots still answer
    * {@link Assignment#target} until the operation ends. With no members, a placer only updates

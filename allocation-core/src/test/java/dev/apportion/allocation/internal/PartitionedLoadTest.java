@@ -162,4 +162,74 @@ class PartitionedLoadTest {
     assertEquals(0, a.snapshot().outsidePartition());
     assertEquals(0, crossZone(a.snapshot()));
   }
+
+  // ---- 2: setNodeZones enforces the per-collector limit ---------------------------------------
+
+  @Test
+  void aTopologyChangeKeepsThePerCollectorLimit() {
+    Allocator a = Allocators.builder(Allocators.PER_NODE).fallback(Allocators.RENDEZVOUS)
+        .maxTargetsPerCollector(3).build();
+    List<Target> ts = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ts.add(Target.of("pods", "x-" + i + ":1", Map.of(POD_NODE, "no-collector")));
+    }
+    a.setTargets(ts);
+    a.setCollectors(List.of(Collector.of("a1", "node-a", "a"), Collector.of("b1", "node-b", "b"),
+        Collector.of("b2", "node-c", "b")));
+    a.setNodeZones(Map.of("no-collector", "b"));
+    assertComplete(a, ts);
+    // The node moves to zone a, which has one collector: it may take 3 of the 4.
+    a.setNodeZones(Map.of("no-collector", "a"));
+    assertComplete(a, ts);
+    Allocation s = a.snapshot();
+    for (Collector c : s.collectors()) {
+      assertTrue(s.targetCount(c.name()) <= 3, c.name() + " holds " + s.targetCount(c.name()));
+    }
+    assertEquals(3, s.targetCount("a1"));
+    assertEquals(1, s.outsidePartition(), "the one the limit sent to zone b is counted");
+  }
+
+  // ---- 4: targets the per-collector limit moves out of their zone are counted ----------------
+
+  @Test
+  void targetsTheLimitMovesToAnotherZoneAreCountedOutsideTheirPartition() {
+    Allocator a = Allocators.builder(Allocators.RENDEZVOUS).zoneAware()
+        .maxTargetsPerCollector(4).build();
+    List<Target> ts = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ts.add(Target.of("svc", "a-" + i + ":1", Map.of(SLICE_ZONE, "a")));
+    }
+    a.setTargets(ts);
+    a.setCollectors(List.of(Collector.of("a1", null, "a"), Collector.of("b1", null, "b"),
+        Collector.of("b2", null, "b"), Collector.of("c1", null, "c")));
+    assertComplete(a, ts);
+    assertEquals(6, crossZone(a.snapshot()));
+    assertEquals(6, a.snapshot().outsidePartition());
+    // A write that changes nothing keeps the count; one that adds room in zone a lowers it.
+    a.setTargets(ts);
+    assertEquals(6, a.snapshot().outsidePartition());
+    a.setCollectors(List.of(Collector.of("a1", null, "a"), Collector.of("a2", null, "a"),
+        Collector.of("b1", null, "b"), Collector.of("b2", null, "b"), Collector.of("c1", null,
+            "c")));
+    assertEquals(2, crossZone(a.snapshot()));
+    assertEquals(2, a.snapshot().outsidePartition());
+  }
+
+  @Test
+  void perNodeCountsNodeLocalTargetsTheLimitMovesToAnotherZone() {
+    Allocator a = Allocators.builder(Allocators.PER_NODE).maxTargetsPerCollector(40).build();
+    a.setNodeZones(topology());
+    List<Target> ts = new ArrayList<>(nodeTargets(10));
+    for (int i = 0; i < 60; i++) {
+      ts.add(Target.of("pods", "busy-" + i + ":1", Map.of(POD_NODE, node(0, 0))));
+    }
+    a.setTargets(ts);
+    a.setCollectors(daemonSet((z, n) -> false));
+    assertComplete(a, ts);
+    Allocation s = a.snapshot();
+    assertEquals(40, s.targetCount("agent-" + node(0, 0)));
+    int cross = crossZone(s);
+    assertTrue(cross > 0, "the limit's least-loaded rule ignores zones: some leave z0");
+    assertEquals(cross, s.outsidePartition());
+  }
 }
