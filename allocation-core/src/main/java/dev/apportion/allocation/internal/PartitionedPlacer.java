@@ -37,7 +37,10 @@ import org.slf4j.LoggerFactory;
  * {@code collectorsChanged} calls, over its partition's members (a {@link Members} object kept
  * while the partition's members stay the same) and its partition's targets. A target that changes
  * partition is unassigned and handed to its new partition as new; a partition whose members
- * changed is told so as a collector change whose orphans are its unassigned targets.
+ * changed is told so as a collector change whose orphans are its unassigned targets; a cost
+ * change reaches the placer of the group each changed target is in ({@code costsChanged}). A
+ * target the engine's per-collector limit moved to a collector of another group reads as
+ * unassigned in its group's view, so a wrapped placer never sees a member that is not its own.
  *
  * <p><b>Guarantees.</b> A target with a key value is placed on a collector of its partition
  * whenever that partition has a collector and is within the skew limit. Deterministic when the
@@ -119,6 +122,34 @@ final class PartitionedPlacer implements Placer {
     if (!members.isEmpty()) {
       reconcile(members, assignment, null);
     }
+  }
+
+  /**
+   * Hands each partition's placer (and the cluster-wide one) the changed targets it places, in
+   * identity-hash order, over its own members and view: a cost change is judged within the
+   * partition exactly as the wrapped strategy judges it unpartitioned. A cost change alone
+   * changes no target's partition (the skew limit counts targets), so nothing is reconciled.
+   */
+  @Override
+  public void costsChanged(IntList recosted, Members members, Assignment assignment) {
+    if (members.isEmpty() || recosted.isEmpty()) {
+      return;
+    }
+    IntList[] byGroup = new IntList[groups];
+    for (int i = 0; i < recosted.size(); i++) {
+      int s = recosted.get(i);
+      int g = s < groupOf.length ? groupOf[s] : -1;
+      if (g >= 0) {
+        if (byGroup[g] == null) {
+          byGroup[g] = new IntList();
+        }
+        byGroup[g].add(s);
+      }
+    }
+    for (Group g : byKey.values()) {
+      g.costsChanged(byGroup[g.id], assignment);
+    }
+    global.costsChanged(byGroup[GLOBAL], assignment);
   }
 
   @Override
@@ -360,6 +391,8 @@ final class PartitionedPlacer implements Placer {
     final String key;
     Placer placer;
     Members members = Members.EMPTY;
+    /** By member id: whether in {@link #members}. */
+    boolean[] isMember = new boolean[0];
     IntList slots = new IntList();
     IntList next = new IntList();
     final IntList departed = new IntList();
@@ -368,6 +401,13 @@ final class PartitionedPlacer implements Placer {
     Group(int id, String key) {
       this.id = id;
       this.key = key;
+    }
+
+    void costsChanged(IntList recosted, Assignment view) {
+      if (recosted != null && placer != null && !members.isEmpty()) {
+        parent = view;
+        placer.costsChanged(recosted, members, this);
+      }
     }
 
     void swap() {
@@ -380,12 +420,12 @@ final class PartitionedPlacer implements Placer {
       parent = view;
       if (list.isEmpty()) {
         placer = null;
-        members = Members.EMPTY;
+        members(Members.EMPTY);
         return;
       }
       if (placer == null) {
         placer = factory.get();
-        members = Members.EMPTY;
+        members(Members.EMPTY);
       }
       IntList unplaced = new IntList();
       for (int i = 0; i < slots.size(); i++) {
@@ -428,18 +468,39 @@ final class PartitionedPlacer implements Placer {
           }
         }
       }
-      members = after;
+      members(after);
       placer.collectorsChanged(new CollectorSetChange(before, after, added, removed, renoded,
           reweighted, unplaced), this);
+    }
+
+    private void members(Members ms) {
+      members = ms;
+      int max = -1;
+      for (Member m : ms) {
+        max = Math.max(max, m.id());
+      }
+      isMember = new boolean[max + 1];
+      for (Member m : ms) {
+        isMember[m.id()] = true;
+      }
     }
 
     private boolean contains(Members ms, Member m) {
       return ms.byName(m.name()) == m;
     }
 
+    /**
+     * The owner, when it is one of this group's members. A target the per-collector limit
+     * ({@link CollectorLimits}) moved to a collector of another partition reads as unassigned
+     * here until the next reconcile takes it back: the wrapped placer never sees a foreign member.
+     */
     @Override
     public Member ownerOf(int slot) {
-      return groupOf[slot] == id ? parent.ownerOf(slot) : null;
+      if (groupOf[slot] != id) {
+        return null;
+      }
+      Member o = parent.ownerOf(slot);
+      return o != null && o.id() < isMember.length && isMember[o.id()] ? o : null;
     }
 
     @Override

@@ -178,6 +178,28 @@ final class PerNodePlacer implements Placer {
     }
   }
 
+  /**
+   * Node-local targets stay on their node whatever they cost; the pool's changed targets go to
+   * the fallback, which judges them as it would unwrapped.
+   */
+  @Override
+  public void costsChanged(IntList recosted, Members members, Assignment assignment) {
+    if (fallback == null) {
+      return;
+    }
+    poolView.parent = assignment;
+    IntList pool = new IntList();
+    for (int i = 0; i < recosted.size(); i++) {
+      int s = recosted.get(i);
+      if (s < inPool.length && inPool[s]) {
+        pool.add(s);
+      }
+    }
+    if (!pool.isEmpty()) {
+      fallback.costsChanged(pool, members, poolView);
+    }
+  }
+
   @Override
   public boolean placementLabelsChanged(Target from, Target to) {
     return !from.node().equals(to.node())

@@ -189,6 +189,94 @@ class PartitionedLoadTest {
     assertEquals(1, s.outsidePartition(), "the one the limit sent to zone b is counted");
   }
 
+  // ---- 3: cost changes reach the partitions' placers -----------------------------------------
+
+  /** The most cost on one collector of {@code zone} over that zone's mean cost per collector. */
+  static double zoneCostPeakOverMean(Allocation a, String zone) {
+    long peak = 0;
+    long sum = 0;
+    int n = 0;
+    for (Collector c : a.collectors()) {
+      if (zone.equals(c.zone().orElse(null))) {
+        long v = a.costOf(c.name());
+        peak = Math.max(peak, v);
+        sum += v;
+        n++;
+      }
+    }
+    return peak / ((double) sum / n);
+  }
+
+  /** The targets of {@code ts} held by {@code collector} five times as costly. */
+  static List<Target> fiveTimes(List<Target> ts, Allocation a, String collector) {
+    List<Target> out = new ArrayList<>();
+    for (Target t : ts) {
+      out.add(collector.equals(a.collectorOf(t).orElse(null)) ? t.withCost(5) : t);
+    }
+    return out;
+  }
+
+  @Test
+  void aCostChangeRebalancesZoneAwareConsistentHashingLikeThePlainOne() {
+    List<Target> ts = new ArrayList<>();
+    for (int z = 0; z < 3; z++) {
+      for (int i = 0; i < 300; i++) {
+        ts.add(Target.of("svc", zone(z) + "-" + i + ":9100", Map.of(SLICE_ZONE, zone(z))));
+      }
+    }
+    List<Collector> cs = new ArrayList<>();
+    for (int z = 0; z < 3; z++) {
+      for (int i = 0; i < 4; i++) {
+        cs.add(Collector.of("otel-" + zone(z) + "-" + i, null, zone(z)));
+      }
+    }
+    Allocator zoned = Allocators.builder(Allocators.CONSISTENT_HASHING).zoneAware().build();
+    zoned.setTargets(ts);
+    zoned.setCollectors(cs);
+    String hot = "otel-z0-0";
+    List<Target> costly = fiveTimes(ts, zoned.snapshot(), hot);
+    zoned.setTargets(costly);
+    double zonedPeak = zoneCostPeakOverMean(zoned.snapshot(), zone(0));
+
+    // The oracle: plain consistent-hashing over zone z0 alone, with the same change.
+    List<Target> z0 = ts.subList(0, 300);
+    List<Collector> z0Collectors = cs.subList(0, 4);
+    Allocator plain = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    plain.setTargets(z0);
+    plain.setCollectors(z0Collectors);
+    plain.setTargets(fiveTimes(z0, plain.snapshot(), hot));
+    double plainPeak = zoneCostPeakOverMean(plain.snapshot(), zone(0));
+    // Ignoring the change would leave the hot collector at 5 x 75 against a zone mean of 150.
+    assertTrue(zonedPeak <= plainPeak + 0.15 && zonedPeak < 2,
+        "zone-aware " + zonedPeak + " against plain " + plainPeak);
+    assertEquals(0, zoned.snapshot().outsidePartition());
+    assertComplete(zoned, costly);
+  }
+
+  @Test
+  void aCostChangeRebalancesPerNodesFallbackPool() {
+    // 400 targets on 4 nodes of z0 that have no collector; z0's 4 collectors run on other nodes.
+    List<Target> ts = new ArrayList<>();
+    Map<String, String> topo = new TreeMap<>(topology());
+    for (int n = 0; n < 4; n++) {
+      topo.put("bare-" + n, zone(0));
+      for (int i = 0; i < 100; i++) {
+        ts.add(Target.of("pods", "bare-" + n + "-" + i + ":1", Map.of(POD_NODE, "bare-" + n)));
+      }
+    }
+    Allocator a = Allocators.builder(Allocators.PER_NODE).build();
+    a.setNodeZones(topo);
+    a.setTargets(ts);
+    a.setCollectors(daemonSet((z, n) -> z == 2));
+    List<Target> costly = fiveTimes(ts, a.snapshot(), "agent-" + node(0, 0));
+    a.setTargets(costly);
+    assertComplete(a, costly);
+    assertEquals(0, crossZone(a.snapshot()));
+    double peak = zoneCostPeakOverMean(a.snapshot(), zone(0));
+    // Ignoring the change would leave agent-z0-n0 at 5 x 100 against a zone mean of 200.
+    assertTrue(peak < 1.6, "z0 cost peak/mean " + peak);
+  }
+
   // ---- 4: targets the per-collector limit moves out of their zone are counted ----------------
 
   @Test
