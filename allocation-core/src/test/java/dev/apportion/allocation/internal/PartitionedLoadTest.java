@@ -5,6 +5,7 @@ import static dev.apportion.allocation.internal.Fixtures.assignment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
@@ -319,5 +320,34 @@ class PartitionedLoadTest {
     int cross = crossZone(s);
     assertTrue(cross > 0, "the limit's least-loaded rule ignores zones: some leave z0");
     assertEquals(cross, s.outsidePartition());
+  }
+
+  // ---- 6: the cross-zone warning, once per episode ------------------------------------------
+
+  @Test
+  void crossZoneScrapesAreLoggedOncePerEpisode() {
+    try (LogCapture log = LogCapture.of(PartitionedPlacer.class)) {
+      Allocator a = Allocators.builder(Allocators.PER_NODE).build();
+      a.setNodeZones(topology());
+      a.setTargets(nodeTargets(10));
+      a.setCollectors(daemonSet((z, n) -> false));
+      assertEquals(List.of(), log.messages(Level.WARN));
+      // Zone z2 loses every collector: one warning, however many writes the episode lasts.
+      a.setCollectors(daemonSet((z, n) -> z == 2));
+      a.setTargets(nodeTargets(11));
+      a.setCollectors(daemonSet((z, n) -> z == 2 || (z == 0 && n == 0)));
+      List<String> warned = log.messages(Level.WARN, "placed outside their");
+      assertEquals(1, warned.size(), "" + log.messages(Level.WARN));
+      assertTrue(warned.get(0).contains("40 target(s)") && warned.get(0).contains("[z2]"),
+          warned.get(0));
+      assertEquals(0, log.messages(Level.INFO).size());
+      // A collector returns to z2: the episode ends with one info line.
+      a.setCollectors(daemonSet((z, n) -> z == 2 && n > 0));
+      assertEquals(0, a.snapshot().outsidePartition());
+      assertEquals(1, log.messages(Level.INFO, "in its partition again").size());
+      // A second episode warns again.
+      a.setCollectors(daemonSet((z, n) -> z == 2));
+      assertEquals(2, log.messages(Level.WARN, "placed outside their").size());
+    }
   }
 }
