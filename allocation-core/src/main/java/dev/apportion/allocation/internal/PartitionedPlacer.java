@@ -152,6 +152,14 @@ final class PartitionedPlacer implements Placer {
     global.costsChanged(byGroup[GLOBAL], assignment);
   }
 
+  /** The skew limit counts what the members hold outside the view: with one, place again. */
+  @Override
+  public void heldOutsideChanged(Members members, Assignment assignment) {
+    if (!Double.isNaN(maxSkew) && !members.isEmpty()) {
+      reconcile(members, assignment, null);
+    }
+  }
+
   @Override
   public boolean placementLabelsChanged(Target from, Target to) {
     return !from.node().equals(to.node()) || key.changed(from, to);

@@ -111,11 +111,14 @@ final class PerNodePlacer implements Placer {
       return;
     }
     IntList joinedPool = new IntList();
+    // Node-local targets came or went: what the fallback's skew limit counts changed.
+    boolean localChanged = removed.size() > leftPool.size();
     for (int i = 0; i < added.size(); i++) {
       int s = added.get(i);
       Member w = winner(s);
       if (w != null) {
         assignment.place(s, w);
+        localChanged = true;
       } else {
         joinedPool.add(s);
         join(s);
@@ -127,6 +130,8 @@ final class PerNodePlacer implements Placer {
     if (fallback != null) {
       if (!joinedPool.isEmpty() || !leftPool.isEmpty()) {
         fallback.targetsChanged(joinedPool, leftPool, members, poolView);
+      } else if (localChanged) {
+        fallback.heldOutsideChanged(members, poolView);
       }
     } else {
       warnUnplaced(joinedPool.size());
@@ -147,12 +152,15 @@ final class PerNodePlacer implements Placer {
     IntList joinedPool = new IntList();
     IntList leftPool = new IntList();
     IntList stayedInPool = new IntList();
+    boolean localChanged = false;
     for (int i = 0; i < renoded.size(); i++) {
       int s = renoded.get(i);
       Member w = winner(s);
       if (w != null) {
         if (leave(s)) {
           leftPool.add(s);
+        } else {
+          localChanged = true;
         }
         assignment.place(s, w);
       } else if (!inPool[s]) {
@@ -167,6 +175,9 @@ final class PerNodePlacer implements Placer {
       if (fallback != null && !stayedInPool.isEmpty()) {
         // Still in the pool, but the fallback may place by the labels that changed (the zone).
         fallback.nodesChanged(stayedInPool, members, poolView);
+      } else if (fallback != null && localChanged) {
+        // A node-local target moved to another node: the collectors' node-local loads changed.
+        fallback.heldOutsideChanged(members, poolView);
       }
       return;
     }

@@ -153,6 +153,52 @@ class PartitionedLoadTest {
   }
 
   @Test
+  void perNodesSpillFollowsNodeLocalTargetsThatComeAndGoWithoutThePoolChanging() {
+    List<Target> ts = nodeTargets(100);
+    List<Collector> cs = daemonSet((z, n) -> z == 0 && n >= 2);
+    Allocator direct = Allocators.builder(Allocators.PER_NODE).maxSkew(1.5).build();
+    direct.setNodeZones(topology());
+    direct.setCollectors(cs);
+    direct.setTargets(ts);
+
+    // First without z0's node-local targets (z0 then keeps its whole pool), then with them:
+    // only the node-local load changed, and the spill must follow it. Then a node-local target
+    // moves to another node that has a collector, and back.
+    List<Target> noLocal = new ArrayList<>();
+    for (Target t : ts) {
+      String node = t.node().orElseThrow();
+      if (!node.equals(node(0, 0)) && !node.equals(node(0, 1))) {
+        noLocal.add(t);
+      }
+    }
+    Allocator winding = Allocators.builder(Allocators.PER_NODE).maxSkew(1.5).build();
+    winding.setNodeZones(topology());
+    winding.setCollectors(cs);
+    winding.setTargets(noLocal);
+    assertEquals(0, winding.snapshot().outsidePartition());
+    winding.setTargets(ts);
+    assertEquals(0, Fixtures.moved(assignment(direct.snapshot()), assignment(winding.snapshot())),
+        "targets placed otherwise than from scratch");
+    assertEquals(direct.snapshot().outsidePartition(), winding.snapshot().outsidePartition());
+
+    List<Target> renoded = new ArrayList<>();
+    for (Target t : ts) {
+      renoded.add(t.node().orElseThrow().equals(node(0, 0))
+          ? Target.of(t.job(), t.address(), Map.of(POD_NODE, node(1, 0))) : t);
+    }
+    winding.setTargets(renoded);
+    Allocator renodedDirect = Allocators.builder(Allocators.PER_NODE).maxSkew(1.5).build();
+    renodedDirect.setNodeZones(topology());
+    renodedDirect.setCollectors(cs);
+    renodedDirect.setTargets(renoded);
+    assertEquals(0, Fixtures.moved(assignment(renodedDirect.snapshot()), assignment(winding.snapshot())),
+        "targets placed otherwise than from scratch");
+    winding.setTargets(ts);
+    assertEquals(0, Fixtures.moved(assignment(direct.snapshot()), assignment(winding.snapshot())),
+        "targets placed otherwise than from scratch");
+  }
+
+  @Test
   void perNodeSpillsNothingWhenTheNodeLocalLoadLeavesRoom() {
     // z0 keeps 3 of 4: it carries 400 on 3 collectors (133 each) against a mean of 1200 / 11 =
     // 109; at 1.5 it may carry floor(1.5 * 1200 * 3 / 11) = 490, so the pool of 100 stays.
