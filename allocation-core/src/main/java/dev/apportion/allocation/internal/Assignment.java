@@ -74,4 +74,16 @@ interface Assignment {
    * @return its slot
    */
   int slotAt(int i);
+
+  /**
+   * How many targets {@code member} holds outside this view: load its placer does not see, but
+   * a skew limit counts ({@link PartitionedPlacer}). In {@code per-node}'s fallback view, the
+   * member's node-local targets; 0 in the engine's view, which holds every target.
+   *
+   * @param member a member of the current set
+   * @return the count, a function of the target and collector sets
+   */
+  default int heldOutside(Member member) {
+    return 0;
+  }
 }

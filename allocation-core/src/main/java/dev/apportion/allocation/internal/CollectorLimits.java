@@ -36,6 +36,12 @@ final class CollectorLimits {
   /** Targets unassigned by this rule, waiting; by slot whether waiting. */
   private final IntList waiting = new IntList();
   private boolean[] isWaiting = new boolean[16];
+  /**
+   * Targets this rule placed that are still where it put them, for the outside-partition count;
+   * by slot, the owner's id plus 1 it chose (0 when not listed).
+   */
+  private final IntList placed = new IntList();
+  private int[] placedOn = new int[16];
   private final IntList homeless = new IntList();
   private final IntList roomy = new IntList();
   private boolean warned;
@@ -68,12 +74,25 @@ final class CollectorLimits {
       if (s < isWaiting.length) {
         isWaiting[s] = false;
       }
+      if (s < placedOn.length) {
+        placedOn[s] = 0;
+      }
     }
   }
 
   /** How many targets wait, unassigned by this rule. */
   int waiting() {
     return waiting.size();
+  }
+
+  /**
+   * The targets this rule placed that are still on the collector it chose (for the
+   * outside-partition count: {@link Placer#outsideAmong}), in no particular order.
+   *
+   * @return the slots; read-only, valid until the next write
+   */
+  IntList placed() {
+    return placed;
   }
 
   /**
@@ -87,6 +106,20 @@ final class CollectorLimits {
     if (isWaiting.length < slots.capacity()) {
       isWaiting = Arrays.copyOf(isWaiting, slots.capacity());
     }
+    if (placedOn.length < slots.capacity()) {
+      placedOn = Arrays.copyOf(placedOn, slots.capacity());
+    }
+    // What this rule placed before and the write moved (or dropped) is no longer its doing.
+    int kept = 0;
+    for (int i = 0; i < placed.size(); i++) {
+      int s = placed.get(i);
+      if (placedOn[s] != 0 && slots.ownerId(s) == placedOn[s] - 1) {
+        placed.set(kept++, s);
+      } else {
+        placedOn[s] = 0;
+      }
+    }
+    placed.truncate(kept);
     boolean anyOver = false;
     boolean[] overById = new boolean[maxId(members) + 1];
     for (int i = 0; i < members.size(); i++) {
@@ -171,6 +204,10 @@ final class CollectorLimits {
         }
         Member m = members.get(best);
         slots.place(s, m);
+        if (placedOn[s] == 0) {
+          placed.add(s);
+        }
+        placedOn[s] = m.id() + 1;
         if (m.load() >= m.targetLimit()) {
           // Full for good in this write: out of the scan (order does not matter, ties go by index).
           roomy.set(bestPos, roomy.get(roomy.size() - 1));

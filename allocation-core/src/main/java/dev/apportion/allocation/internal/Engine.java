@@ -391,6 +391,8 @@ final class Engine implements Allocator {
       slots.beginOperation();
       if (zones.supply(copy) && !members.isEmpty()) {
         placer.topologyChanged(members, slots);
+        // Like every write: what the new zones put beyond a collector's limit moves on.
+        limits.enforce(slots, members);
       }
       publish(Cause.SET_COLLECTORS, before, start, false);
     } finally {
@@ -417,8 +419,14 @@ final class Engine implements Allocator {
   private void publish(Cause cause, Snapshot before, long start, boolean collectorsChanged) {
     Publisher.Result r;
     try {
+      int outside = placer.outsidePartition();
+      IntList byLimits = limits.placed();
+      if (!byLimits.isEmpty()) {
+        // The per-collector limit, which knows no partitions, may have moved some out of theirs.
+        outside += placer.outsideAmong(byLimits, slots);
+      }
       r = publisher.publish(slots, members, before, collectorsChanged, !listeners.isEmpty(),
-          placer.outsidePartition());
+          outside);
     } finally {
       slots.endOperation();
     }

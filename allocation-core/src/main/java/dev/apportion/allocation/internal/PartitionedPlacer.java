@@ -25,16 +25,22 @@ import org.slf4j.LoggerFactory;
  * determinism) holds within each partition. The rest go to the <em>cluster-wide group</em>, one
  * more instance over every collector: targets with no key value (unknown zone), targets whose
  * partition has no collector (counted as {@link #outsidePartition()} and logged once per episode),
- * and targets spilled over the skew limit. The skew limit caps a partition at
- * {@code floor(maxSkew * n * members / collectors)} targets for {@code n} targets in this view; the
- * targets past it, the last in identity-hash order, spill to the cluster-wide group, which then
- * leaves out the collectors of every partition that spilled (unless that leaves none).
+ * and targets spilled over the skew limit. The skew limit caps what a partition's collectors
+ * carry in all at {@code floor(maxSkew * (n + h) * members / collectors)}, for {@code n} targets
+ * in this view and {@code h} held by the collectors outside it ({@link Assignment#heldOutside}:
+ * per-node's node-local targets, 0 otherwise); the partition keeps that minus what its own
+ * collectors hold outside the view (never below 0). The targets past it, the last in
+ * identity-hash order, spill to the cluster-wide group, which then leaves out the collectors of
+ * every partition that spilled (unless that leaves none).
  *
  * <p>The wrapped placers are not changed: each receives the ordinary {@code targetsChanged} and
  * {@code collectorsChanged} calls, over its partition's members (a {@link Members} object kept
  * while the partition's members stay the same) and its partition's targets. A target that changes
  * partition is unassigned and handed to its new partition as new; a partition whose members
- * changed is told so as a collector change whose orphans are its unassigned targets.
+ * changed is told so as a collector change whose orphans are its unassigned targets; a cost
+ * change reaches the placer of the group each changed target is in ({@code costsChanged}). A
+ * target the engine's per-collector limit moved to a collector of another group reads as
+ * unassigned in its group's view, so a wrapped placer never sees a member that is not its own.
  *
  * <p><b>Guarantees.</b> A target with a key value is placed on a collector of its partition
  * whenever that partition has a collector and is within the skew limit. Deterministic when the
@@ -118,6 +124,42 @@ final class PartitionedPlacer implements Placer {
     }
   }
 
+  /**
+   * Hands each partition's placer (and the cluster-wide one) the changed targets it places, in
+   * identity-hash order, over its own members and view: a cost change is judged within the
+   * partition exactly as the wrapped strategy judges it unpartitioned. A cost change alone
+   * changes no target's partition (the skew limit counts targets), so nothing is reconciled.
+   */
+  @Override
+  public void costsChanged(IntList recosted, Members members, Assignment assignment) {
+    if (members.isEmpty() || recosted.isEmpty()) {
+      return;
+    }
+    IntList[] byGroup = new IntList[groups];
+    for (int i = 0; i < recosted.size(); i++) {
+      int s = recosted.get(i);
+      int g = s < groupOf.length ? groupOf[s] : -1;
+      if (g >= 0) {
+        if (byGroup[g] == null) {
+          byGroup[g] = new IntList();
+        }
+        byGroup[g].add(s);
+      }
+    }
+    for (Group g : byKey.values()) {
+      g.costsChanged(byGroup[g.id], assignment);
+    }
+    global.costsChanged(byGroup[GLOBAL], assignment);
+  }
+
+  /** The skew limit counts what the members hold outside the view: with one, place again. */
+  @Override
+  public void heldOutsideChanged(Members members, Assignment assignment) {
+    if (!Double.isNaN(maxSkew) && !members.isEmpty()) {
+      reconcile(members, assignment, null);
+    }
+  }
+
   @Override
   public boolean placementLabelsChanged(Target from, Target to) {
     return !from.node().equals(to.node()) || key.changed(from, to);
@@ -126,6 +168,28 @@ final class PartitionedPlacer implements Placer {
   @Override
   public int outsidePartition() {
     return outside;
+  }
+
+  /**
+   * The placed targets whose key value is not their collector's. Those of the cluster-wide group
+   * are skipped: {@link #outsidePartition()} counts them already. A target outside this view
+   * (per-node's node-local ones) is judged by the same key.
+   */
+  @Override
+  public int outsideAmong(IntList placed, Assignment assignment) {
+    int n = 0;
+    for (int i = 0; i < placed.size(); i++) {
+      int s = placed.get(i);
+      Member o = assignment.ownerOf(s);
+      if (o == null || (s < groupOf.length && groupOf[s] == GLOBAL)) {
+        continue;
+      }
+      String k = key.of(assignment.target(s));
+      if (k != null && !k.equals(key.of(o))) {
+        n++;
+      }
+    }
+    return n;
   }
 
   private Group group(String k) {
@@ -195,11 +259,24 @@ final class PartitionedPlacer implements Placer {
     boolean[] spilled = new boolean[groups];
     int spills = 0;
     if (!Double.isNaN(maxSkew)) {
+      // What the collectors hold outside this view (per-node's node-local targets) counts too:
+      // a partition's collectors may carry in all at most maxSkew times the cluster mean.
+      long held = 0;
+      long[] heldBy = new long[groups];
+      for (Member m : members) {
+        int h = view.heldOutside(m);
+        held += h;
+        if (memberGroup[m.id()] >= 0) {
+          heldBy[memberGroup[m.id()]] += h;
+        }
+      }
       long[] limit = new long[groups];
       boolean any = false;
       for (Map.Entry<String, List<Member>> e : memberLists.entrySet()) {
         int gid = byKey.get(e.getKey()).id;
-        limit[gid] = (long) Math.floor(maxSkew * n * e.getValue().size() / members.size() + 1e-9);
+        long total = (long) Math.floor(
+            maxSkew * (n + held) * e.getValue().size() / members.size() + 1e-9);
+        limit[gid] = Math.max(0, total - heldBy[gid]);
         if (count[gid] > limit[gid]) {
           spilled[gid] = true;
           any = true;
@@ -322,6 +399,8 @@ final class PartitionedPlacer implements Placer {
     final String key;
     Placer placer;
     Members members = Members.EMPTY;
+    /** By member id: whether in {@link #members}. */
+    boolean[] isMember = new boolean[0];
     IntList slots = new IntList();
     IntList next = new IntList();
     final IntList departed = new IntList();
@@ -330,6 +409,13 @@ final class PartitionedPlacer implements Placer {
     Group(int id, String key) {
       this.id = id;
       this.key = key;
+    }
+
+    void costsChanged(IntList recosted, Assignment view) {
+      if (recosted != null && placer != null && !members.isEmpty()) {
+        parent = view;
+        placer.costsChanged(recosted, members, this);
+      }
     }
 
     void swap() {
@@ -342,12 +428,12 @@ final class PartitionedPlacer implements Placer {
       parent = view;
       if (list.isEmpty()) {
         placer = null;
-        members = Members.EMPTY;
+        members(Members.EMPTY);
         return;
       }
       if (placer == null) {
         placer = factory.get();
-        members = Members.EMPTY;
+        members(Members.EMPTY);
       }
       IntList unplaced = new IntList();
       for (int i = 0; i < slots.size(); i++) {
@@ -390,18 +476,39 @@ final class PartitionedPlacer implements Placer {
           }
         }
       }
-      members = after;
+      members(after);
       placer.collectorsChanged(new CollectorSetChange(before, after, added, removed, renoded,
           reweighted, unplaced), this);
+    }
+
+    private void members(Members ms) {
+      members = ms;
+      int max = -1;
+      for (Member m : ms) {
+        max = Math.max(max, m.id());
+      }
+      isMember = new boolean[max + 1];
+      for (Member m : ms) {
+        isMember[m.id()] = true;
+      }
     }
 
     private boolean contains(Members ms, Member m) {
       return ms.byName(m.name()) == m;
     }
 
+    /**
+     * The owner, when it is one of this group's members. A target the per-collector limit
+     * ({@link CollectorLimits}) moved to a collector of another partition reads as unassigned
+     * here until the next reconcile takes it back: the wrapped placer never sees a foreign member.
+     */
     @Override
     public Member ownerOf(int slot) {
-      return groupOf[slot] == id ? parent.ownerOf(slot) : null;
+      if (groupOf[slot] != id) {
+        return null;
+      }
+      Member o = parent.ownerOf(slot);
+      return o != null && o.id() < isMember.length && isMember[o.id()] ? o : null;
     }
 
     @Override

@@ -111,11 +111,14 @@ final class PerNodePlacer implements Placer {
       return;
     }
     IntList joinedPool = new IntList();
+    // Node-local targets came or went: what the fallback's skew limit counts changed.
+    boolean localChanged = removed.size() > leftPool.size();
     for (int i = 0; i < added.size(); i++) {
       int s = added.get(i);
       Member w = winner(s);
       if (w != null) {
         assignment.place(s, w);
+        localChanged = true;
       } else {
         joinedPool.add(s);
         join(s);
@@ -127,6 +130,8 @@ final class PerNodePlacer implements Placer {
     if (fallback != null) {
       if (!joinedPool.isEmpty() || !leftPool.isEmpty()) {
         fallback.targetsChanged(joinedPool, leftPool, members, poolView);
+      } else if (localChanged) {
+        fallback.heldOutsideChanged(members, poolView);
       }
     } else {
       warnUnplaced(joinedPool.size());
@@ -147,12 +152,15 @@ final class PerNodePlacer implements Placer {
     IntList joinedPool = new IntList();
     IntList leftPool = new IntList();
     IntList stayedInPool = new IntList();
+    boolean localChanged = false;
     for (int i = 0; i < renoded.size(); i++) {
       int s = renoded.get(i);
       Member w = winner(s);
       if (w != null) {
         if (leave(s)) {
           leftPool.add(s);
+        } else {
+          localChanged = true;
         }
         assignment.place(s, w);
       } else if (!inPool[s]) {
@@ -167,6 +175,9 @@ final class PerNodePlacer implements Placer {
       if (fallback != null && !stayedInPool.isEmpty()) {
         // Still in the pool, but the fallback may place by the labels that changed (the zone).
         fallback.nodesChanged(stayedInPool, members, poolView);
+      } else if (fallback != null && localChanged) {
+        // A node-local target moved to another node: the collectors' node-local loads changed.
+        fallback.heldOutsideChanged(members, poolView);
       }
       return;
     }
@@ -175,6 +186,28 @@ final class PerNodePlacer implements Placer {
       fallback.targetsChanged(joinedPool, leftPool, members, poolView);
     } else {
       warnUnplaced(joinedPool.size());
+    }
+  }
+
+  /**
+   * Node-local targets stay on their node whatever they cost; the pool's changed targets go to
+   * the fallback, which judges them as it would unwrapped.
+   */
+  @Override
+  public void costsChanged(IntList recosted, Members members, Assignment assignment) {
+    if (fallback == null) {
+      return;
+    }
+    poolView.parent = assignment;
+    IntList pool = new IntList();
+    for (int i = 0; i < recosted.size(); i++) {
+      int s = recosted.get(i);
+      if (s < inPool.length && inPool[s]) {
+        pool.add(s);
+      }
+    }
+    if (!pool.isEmpty()) {
+      fallback.costsChanged(pool, members, poolView);
     }
   }
 
@@ -195,6 +228,12 @@ final class PerNodePlacer implements Placer {
   @Override
   public int outsidePartition() {
     return fallback == null ? 0 : fallback.outsidePartition();
+  }
+
+  /** Node-local targets included: the fallback's key tells their partition too. */
+  @Override
+  public int outsideAmong(IntList placed, Assignment assignment) {
+    return fallback == null ? 0 : fallback.outsideAmong(placed, assignment);
   }
 
   private void index(int slot, Target t) {
@@ -410,6 +449,17 @@ final class PerNodePlacer implements Placer {
     @Override
     public int size() {
       return sorted().size();
+    }
+
+    /** The member's node-local targets: those of its node when it is the node's winner. */
+    @Override
+    public int heldOutside(Member member) {
+      String node = member.node();
+      if (node == null || winners.get(node) != member) {
+        return 0;
+      }
+      IntList local = byNode.get(node);
+      return local == null ? 0 : local.size();
     }
 
     @Override

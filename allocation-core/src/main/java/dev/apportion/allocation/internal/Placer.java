@@ -32,12 +32,35 @@ interface Placer {
   default void topologyChanged(Members members, Assignment assignment) {}
 
   /**
+   * What the members hold outside this placer's view ({@link Assignment#heldOutside}) changed
+   * while the view's targets did not: per-node's node-local targets came or went. A placer whose
+   * placement reads it (a skew limit) places again; by default it does nothing.
+   *
+   * @param members the current members, not empty
+   * @param assignment the view to place in
+   */
+  default void heldOutsideChanged(Members members, Assignment assignment) {}
+
+  /**
    * How many targets the last operation left outside their partition (see
    * {@link PartitionedPlacer}); 0 for a strategy that does not partition.
    *
    * @return the count
    */
   default int outsidePartition() {
+    return 0;
+  }
+
+  /**
+   * Of targets the per-collector limit ({@link CollectorLimits}) placed after this placer ran,
+   * how many sit outside their partition and are not already counted by
+   * {@link #outsidePartition()}; 0 for a strategy that does not partition.
+   *
+   * @param placed the slots, each assigned
+   * @param assignment the engine's view
+   * @return the count
+   */
+  default int outsideAmong(IntList placed, Assignment assignment) {
     return 0;
   }
 
