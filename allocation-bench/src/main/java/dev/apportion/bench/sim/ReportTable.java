@@ -36,8 +36,8 @@ final class ReportTable {
           r.unassigned(), millis(r.nanos()));
     }
     out.println();
-    out.println("peak/mean, min/mean: targets per collector; cost p/m, cost m/m: the same for "
-        + "cost (e.g. series per scrape) relative to each collector's capacity share.");
+    out.println("peak/mean, min/mean: targets per collector, relative to each collector's "
+        + "capacity share; cost p/m, cost m/m: the same for cost (e.g. series per scrape).");
     out.println("cross-node, cross-zone: scrapes whose target and collector are on different "
         + "nodes (zones), of those where both are known.");
     out.printf(Locale.ROOT, "xz GB/h, xz $/mo: the cross-zone scrapes' transfer at %d bytes a "

@@ -24,6 +24,9 @@ package dev.apportion.bench.sim;
  * @param costShares per collector, its cost relative to its capacity over the mean of that
  *     ({@code (cost / capacity) / (total cost / total capacity)}), highest first: 1.0 everywhere
  *     is each collector carrying exactly its capacity's share of the cost
+ * @param countShares per collector, its target count relative to its capacity over the mean of
+ *     that ({@code (count / capacity) / (assigned / total capacity)}), highest first: with equal
+ *     capacities, the load over the mean load
  * @param worstStep over the steps that remove or add exactly one collector, the largest ratio of
  *     the step's moves to its own minimum (what the leaver held; for a join, its capacity's
  *     share of the assigned targets); NaN when no step did
@@ -32,7 +35,8 @@ public record Result(String strategy, ClusterScenario scenario, int collectors, 
     // Built once by the simulator, then only read; a List<Integer> would box 1000s of loads.
     @SuppressWarnings("ArrayRecordComponent") int[] loads, int idle, int crossNode, int nodeKnown, int crossZone, int zoneKnown, int moved,
     int minimumMoved, int unassigned, long nanos,
-    @SuppressWarnings("ArrayRecordComponent") double[] costShares, double worstStep) {
+    @SuppressWarnings("ArrayRecordComponent") double[] costShares,
+    @SuppressWarnings("ArrayRecordComponent") double[] countShares, double worstStep) {
 
   /**
    * Targets assigned to some collector.
@@ -57,23 +61,22 @@ public record Result(String strategy, ClusterScenario scenario, int collectors, 
   }
 
   /**
-   * The busiest collector's load over the mean.
+   * The busiest collector's target count, relative to its capacity, over the mean of that (with
+   * equal capacities: its load over the mean load).
    *
    * @return the ratio, 0 when nothing is assigned
    */
   public double peakOverMean() {
-    double mean = mean();
-    return mean == 0 ? 0 : loads[0] / mean;
+    return countShares.length == 0 ? 0 : countShares[0];
   }
 
   /**
-   * The idlest collector's load over the mean.
+   * The idlest collector's target count, relative to its capacity, over the mean of that.
    *
    * @return the ratio, 0 when nothing is assigned
    */
   public double minOverMean() {
-    double mean = mean();
-    return mean == 0 ? 0 : loads[loads.length - 1] / mean;
+    return countShares.length == 0 ? 0 : countShares[countShares.length - 1];
   }
 
   /**

@@ -252,14 +252,27 @@ public final class Simulator {
       Collector c = collectors.get(i);
       shares[i] = (a.costOf(c.name()) / c.capacity()) / (totalCost / totalCapacity);
     }
-    Arrays.sort(shares);
-    for (int i = 0, j = shares.length - 1; i < j; i++, j--) {
-      double tmp = shares[i];
-      shares[i] = shares[j];
-      shares[j] = tmp;
+    long assigned = 0;
+    for (int l : loads) {
+      assigned += l;
+    }
+    double[] countShares = new double[assigned == 0 ? 0 : collectors.size()];
+    for (int i = 0; i < countShares.length; i++) {
+      Collector c = collectors.get(i);
+      countShares[i] = (a.targetCount(c.name()) / c.capacity()) / (assigned / totalCapacity);
     }
     return new Result(strategy, scenario, collectors.size(), a.targets().size(), sorted, idle,
         crossNode, nodeKnown, crossZone, zoneKnown, moved, minimum, a.unassigned().size(), nanos,
-        shares, worstStep);
+        highestFirst(shares), highestFirst(countShares), worstStep);
+  }
+
+  private static double[] highestFirst(double[] xs) {
+    Arrays.sort(xs);
+    for (int i = 0, j = xs.length - 1; i < j; i++, j--) {
+      double tmp = xs[i];
+      xs[i] = xs[j];
+      xs[j] = tmp;
+    }
+    return xs;
   }
 }
