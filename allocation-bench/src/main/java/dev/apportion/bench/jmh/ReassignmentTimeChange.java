@@ -5,6 +5,7 @@ import dev.apportion.allocation.Target;
 import dev.apportion.bench.Placement;
 import dev.apportion.bench.sim.Cluster;
 import dev.apportion.bench.sim.ClusterGenerator;
+import dev.apportion.bench.sim.CostInputs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -101,6 +102,13 @@ public class ReassignmentTimeChange {
   @Param
   public Change change;
 
+  /**
+   * Whether every target carries a heavy-tailed cost (the simulator's Pareto costs): the
+   * dense-engine speed goals must hold then too. Off by default.
+   */
+  @Param({"false"})
+  public boolean costs;
+
   private List<Collector> baseCollectors;
   private List<Target> baseTargets;
   private List<Collector> changedCollectors;
@@ -116,6 +124,9 @@ public class ReassignmentTimeChange {
   @Setup(Level.Trial)
   public void setUp() {
     Cluster cluster = Shapes.cluster(targets, collectors);
+    if (costs) {
+      cluster = CostInputs.pareto(cluster, Shapes.SEED);
+    }
     baseCollectors = cluster.collectors();
     baseTargets = cluster.targets();
     random = new Random(Shapes.SEED);
@@ -127,7 +138,8 @@ public class ReassignmentTimeChange {
     List<Target> next = new ArrayList<>(baseTargets);
     for (int i = 0; i < next.size(); i += 100) {
       Target old = next.get(i);
-      next.set(i, Target.of(old.job(), "rescheduled-" + i + ":8080", old.labels()));
+      next.set(i, Target.of(old.job(), "rescheduled-" + i + ":8080", old.labels())
+          .withCost(old.cost()));
     }
     changedTargets = change == Change.RESET_EQUAL ? rebuilt(baseTargets) : List.copyOf(next);
     placement = contender.create();
@@ -142,7 +154,7 @@ public class ReassignmentTimeChange {
   static List<Target> rebuilt(List<Target> targets) {
     List<Target> copies = new ArrayList<>(targets.size());
     for (Target t : targets) {
-      copies.add(Target.of(t.job(), t.address(), new HashMap<>(t.labels())));
+      copies.add(Target.of(t.job(), t.address(), new HashMap<>(t.labels())).withCost(t.cost()));
     }
     return List.copyOf(copies);
   }

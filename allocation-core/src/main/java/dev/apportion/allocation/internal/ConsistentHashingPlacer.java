@@ -222,7 +222,7 @@ final class ConsistentHashingPlacer implements Placer {
         current[owner.id()] += c;
       }
     }
-    computeCaps(members, total);
+    computeCaps(members, total, n);
     for (int i = 0; i < members.size(); i++) {
       int id = members.get(i).id();
       if (current[id] > caps[id] * (1 + COST_SLACK)) {
@@ -241,13 +241,14 @@ final class ConsistentHashingPlacer implements Placer {
    * One collector's cap, for a total cost {@code total} (the number of targets when no target has
    * a cost): {@code max(ceil(total * share), floor(loadFactor * total * share + u))}, where
    * {@code share} is the collector's capacity over the total capacity ({@code 1 / c} when all are
-   * equal) and {@code u} in [0, 1) is drawn from the collector's hash ({@code 0} once the even
-   * share is 1000 or more, as with real costs, so no load exceeds loadFactor times its share).
-   * Never above
+   * equal) and {@code u} in [0, 1) is drawn from the collector's hash. Once the even share is
+   * 1000 or more (as with real costs) the cap is instead the largest point at or below
+   * {@code loadFactor * total * share} of a grid of step {@code granule} (the mean target cost,
+   * rounded down to a power of two) shifted by {@code u * granule}, so no load exceeds loadFactor times its share. Never above
    * {@link #cap} for equal capacities.
    */
   static long memberCap(double loadFactor, long total, int c, long memberHash, double capacity,
-      double totalCapacity, boolean uniform) {
+      double totalCapacity, boolean uniform, double granule) {
     long even;
     double x;
     if (uniform) {
@@ -260,7 +261,16 @@ final class ConsistentHashingPlacer implements Placer {
     // Randomized rounding spreads the caps' steps over the collectors (few caps change at once);
     // once a cap is a thousand units or more a unit no longer matters, and rounding down keeps
     // every load within loadFactor times its share exactly.
-    double u = even >= 1000 ? 0 : (HashRings.mix(memberHash ^ CAP_SALT) >>> 11) * 0x1.0p-53;
+    double u = (HashRings.mix(memberHash ^ CAP_SALT) >>> 11) * 0x1.0p-53;
+    if (even >= 1000) {
+      // On a grid of one mean target cost, shifted by u: within (x - g, x], so no load exceeds
+      // loadFactor times its share, and a small drift of x moves only the caps whose grid point
+      // it crosses, by one mean target (few full collectors at once shed or take a target), not
+      // every cap by a sliver (each full collector re-packing its boundary).
+      double g = Math.max(1.0, granule);
+      long onGrid = (long) Math.floor(g * (Math.floor(x / g + u) - u));
+      return Math.max(even, Math.min((long) Math.floor(x), onGrid));
+    }
     long rounded = (long) Math.floor(x - 1e-9 + u);
     return Math.max(even, rounded);
   }
@@ -406,7 +416,11 @@ final class ConsistentHashingPlacer implements Placer {
    * per-collector target limit: the placer keeps within both, so the engine's limit rule
    * ({@link CollectorLimits}) never has to take back what this placer put down.
    */
-  private void computeCaps(Members members, long total) {
+  private void computeCaps(Members members, long total, int n) {
+    // The grid step: the mean target cost, rounded down to a power of two so that it stays put
+    // while targets come and go (a step that followed every change would shift every grid).
+    long mean = Math.max(1, total / Math.max(1, n));
+    double granule = Long.highestOneBit(mean);
     if (caps.length < byId.length) {
       caps = new long[byId.length];
       loads = new long[byId.length];
@@ -417,7 +431,7 @@ final class ConsistentHashingPlacer implements Placer {
     for (int i = 0; i < c; i++) {
       Member m = members.get(i);
       caps[m.id()] = Math.min(m.costLimit(), memberCap(loadFactor, total, c, m.hash(),
-          m.capacity(), members.totalCapacity(), members.uniformCapacity()));
+          m.capacity(), members.totalCapacity(), members.uniformCapacity(), granule));
       countCaps[m.id()] = m.targetLimit();
     }
   }
@@ -439,7 +453,7 @@ final class ConsistentHashingPlacer implements Placer {
     }
     ring(members);
     long total = placedCosts(assignment, n);
-    computeCaps(members, total);
+    computeCaps(members, total, n);
     int c = members.size();
     Arrays.fill(loads, 0);
     Arrays.fill(counts, 0);
@@ -585,13 +599,22 @@ final class ConsistentHashingPlacer implements Placer {
   private void accept(int k, int idBits, int indexBits) {
     longSort.sort(keys, k);
     long indexMask = (1L << indexBits) - 1;
+    int blockedId = -1;
     for (int j = 0; j < k; j++) {
       int id = (int) (keys[j] >>> (63 - idBits));
       int i = (int) (keys[j] & indexMask);
+      // Closest first, and the first that does not fit closes the collector for this round: a
+      // small change of its cap or of one target's cost then moves only the boundary, where
+      // skipping to smaller, farther proposals would re-pack the whole tail.
+      if (id == blockedId) {
+        pending.add(i);
+        continue;
+      }
       if (room(id, cost[i])) {
         take(id, cost[i]);
         chosen[i] = id;
       } else {
+        blockedId = id;
         pending.add(i);
       }
     }

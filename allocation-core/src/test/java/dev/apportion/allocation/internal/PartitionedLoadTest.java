@@ -13,7 +13,6 @@ import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -73,17 +72,10 @@ class PartitionedLoadTest {
     return out;
   }
 
-  static Map<String, String> zoneOfCollector(Allocation a) {
-    Map<String, String> m = new HashMap<>();
-    for (Collector c : a.collectors()) {
-      m.put(c.name(), c.zone().orElse(null));
-    }
-    return m;
-  }
 
   /** Targets on a collector of another zone than theirs (label, else node by the topology). */
   static int crossZone(Allocation a) {
-    Map<String, String> zoneOf = zoneOfCollector(a);
+    Map<String, String> zoneOf = ZonesTest.zoneOfCollector(a);
     Map<String, String> topo = topology();
     int cross = 0;
     for (Target t : a.targets()) {
