@@ -83,6 +83,9 @@ final class ConsistentHashingPlacer implements Placer {
   private boolean stale;
   /** Whether the last placement had a target costlier than every cap (an episode, logged once). */
   private boolean oversizeEpisode;
+  /** The last placement's targets costlier than every cap, and its largest cap. */
+  private int lastOversize;
+  private long lastLargestCap;
 
   private final double loadFactor;
   private final int virtualNodes;
@@ -90,6 +93,9 @@ final class ConsistentHashingPlacer implements Placer {
 
   // The ring: positions (high bits) | member id (low bits), ascending as unsigned numbers.
   private long[] tokens = new long[0];
+  /** The bucket index over {@link #tokens} ({@link #indexBuckets}). */
+  private int[] bucketStart = new int[2];
+  private int bucketShift = 63;
   /** The member each id's tokens were made for, and for which capacity. */
   private Member[] ringIds = new Member[0];
   private double[] ringCapacity = new double[0];
@@ -135,8 +141,21 @@ final class ConsistentHashingPlacer implements Placer {
   @Override
   public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
+    // A slot that leaves the view (or comes into it) forgets the cost it was placed with: a
+    // target that comes back, possibly into a reused slot, brings its current cost.
+    forget(removed);
+    forget(added);
     if (!members.isEmpty() && (!added.isEmpty() || !removed.isEmpty())) {
       placeWithinBounds(members, assignment);
+    }
+  }
+
+  private void forget(IntList slots) {
+    for (int i = 0; i < slots.size(); i++) {
+      int slot = slots.get(i);
+      if (slot < placedKnown.length) {
+        placedKnown[slot] = false;
+      }
     }
   }
 
@@ -150,6 +169,7 @@ final class ConsistentHashingPlacer implements Placer {
     if (stale && assignment.size() > 0) {
       ring(change.after());
       refresh(change.after(), assignment);
+      reportOversize();
     } else {
       placeWithinBounds(change.after(), assignment);
     }
@@ -165,6 +185,7 @@ final class ConsistentHashingPlacer implements Placer {
     if (stale && overAtCurrentCosts(members, assignment)) {
       refresh(members, assignment);
     }
+    reportOversize();
   }
 
   /**
@@ -183,9 +204,9 @@ final class ConsistentHashingPlacer implements Placer {
       return;
     }
     stale = true;
-    ring(members);
     if (overAtCurrentCosts(members, assignment)) {
       refresh(members, assignment);
+      reportOversize();
     }
   }
 
@@ -208,21 +229,34 @@ final class ConsistentHashingPlacer implements Placer {
    */
   private boolean overAtCurrentCosts(Members members, Assignment assignment) {
     int n = assignment.size();
+    if (n == 0 || members.isEmpty()) {
+      return false;
+    }
+    ring(members);
     if (current.length < byId.length) {
       current = new long[byId.length];
     }
     Arrays.fill(current, 0);
     long total = 0;
     for (int i = 0; i < n; i++) {
+      total += assignment.cost(assignment.slotAt(i));
+    }
+    computeCaps(members, total, n, assignment);
+    long largestCap = 0;
+    for (int i = 0; i < members.size(); i++) {
+      largestCap = Math.max(largestCap, caps[members.get(i).id()]);
+    }
+    // A target costlier than every cap is placed alone wherever it fits best and keeps its
+    // collector above the bound for good: it does not count, or one such target would turn
+    // every drift into a re-placement.
+    for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       long c = assignment.cost(slot);
-      total += c;
       Member owner = assignment.ownerOf(slot);
-      if (owner != null && owner.id() < current.length) {
+      if (c <= largestCap && owner != null && owner.id() < current.length) {
         current[owner.id()] += c;
       }
     }
-    computeCaps(members, total, n);
     for (int i = 0; i < members.size(); i++) {
       int id = members.get(i).id();
       if (current[id] > caps[id] * (1 + COST_SLACK)) {
@@ -330,6 +364,7 @@ final class ConsistentHashingPlacer implements Placer {
       added[i] ^= Long.MIN_VALUE;
     }
     tokens = merge(kept, k, added, a);
+    indexBuckets();
     ringIds = new Member[byId.length];
     ringCapacity = new double[byId.length];
     for (int i = 0; i < members.size(); i++) {
@@ -367,17 +402,36 @@ final class ConsistentHashingPlacer implements Placer {
   /** The index of the first token at or clockwise after {@code key}. */
   private int tokenIndex(long key) {
     long q = key & POSITION_MASK;
-    int lo = 0;
-    int hi = tokens.length;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(tokens[mid] & POSITION_MASK, q) < 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
+    long[] ring = tokens;
+    int i = bucketStart[(int) (q >>> bucketShift)];
+    while (i < ring.length && Long.compareUnsigned(ring[i] & POSITION_MASK, q) < 0) {
+      i++;
     }
-    return lo == tokens.length ? 0 : lo;
+    return i == ring.length ? 0 : i;
+  }
+
+  /**
+   * Rebuilds the bucket index over the ring: {@code 2^b} buckets by the top {@code b} bits of a
+   * position, {@code 2^b} the largest power of two not above the token count, each holding the
+   * index of the first token at or after its start. A lookup starts there and walks on, about
+   * one token on average: one cache miss where a binary search over the ring took twenty. The
+   * overflow rounds look up every probe of every rejected target, so this is their hot path.
+   */
+  private void indexBuckets() {
+    int bits = Math.max(1, Math.min(30, 31 - Integer.numberOfLeadingZeros(Math.max(1,
+        tokens.length))));
+    int buckets = 1 << bits;
+    if (bucketStart.length != buckets) {
+      bucketStart = new int[buckets];
+    }
+    bucketShift = 64 - bits;
+    int i = 0;
+    for (int b = 0; b < buckets; b++) {
+      while (i < tokens.length && (tokens[i] >>> bucketShift) < b) {
+        i++;
+      }
+      bucketStart[b] = i;
+    }
   }
 
   /**
@@ -416,7 +470,7 @@ final class ConsistentHashingPlacer implements Placer {
    * per-collector target limit: the placer keeps within both, so the engine's limit rule
    * ({@link CollectorLimits}) never has to take back what this placer put down.
    */
-  private void computeCaps(Members members, long total, int n) {
+  private void computeCaps(Members members, long total, int n, Assignment heldOutside) {
     // The grid step: the mean target cost, rounded down to a power of two so that it stays put
     // while targets come and go (a step that followed every change would shift every grid).
     long mean = Math.max(1, total / Math.max(1, n));
@@ -432,7 +486,9 @@ final class ConsistentHashingPlacer implements Placer {
       Member m = members.get(i);
       caps[m.id()] = Math.min(m.costLimit(), memberCap(loadFactor, total, c, m.hash(),
           m.capacity(), members.totalCapacity(), members.uniformCapacity(), granule));
-      countCaps[m.id()] = m.targetLimit();
+      int limit = m.targetLimit();
+      countCaps[m.id()] = limit == Integer.MAX_VALUE ? limit
+          : Math.max(0, limit - heldOutside.heldOutside(m));
     }
   }
 
@@ -449,11 +505,12 @@ final class ConsistentHashingPlacer implements Placer {
   private void place(Members members, Assignment assignment) {
     int n = assignment.size();
     if (n == 0) {
+      lastOversize = 0;
       return;
     }
     ring(members);
     long total = placedCosts(assignment, n);
-    computeCaps(members, total, n);
+    computeCaps(members, total, n, assignment);
     int c = members.size();
     Arrays.fill(loads, 0);
     Arrays.fill(counts, 0);
@@ -483,7 +540,8 @@ final class ConsistentHashingPlacer implements Placer {
         oversize++;
       }
     }
-    reportOversize(oversize, largestCap);
+    lastOversize = oversize;
+    lastLargestCap = largestCap;
     proposeToOwners(assignment, n, members);
     int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(byId.length - 1));
     int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
@@ -625,6 +683,14 @@ final class ConsistentHashingPlacer implements Placer {
    * fits best when none has.
    */
   private int clockwiseWithRoom(Members members, long hash, long targetCost) {
+    boolean any = false;
+    for (int i = 0; i < members.size() && !any; i++) {
+      any = room(members.get(i).id(), targetCost);
+    }
+    if (!any) {
+      // Past every limit: no walk of the whole ring for each target left over.
+      return fitsBest(members, targetCost);
+    }
     int start = tokenIndex(hash);
     for (int step = 0; step < tokens.length; step++) {
       int id = (int) (tokens[(start + step) % tokens.length] & ID_MASK);
@@ -639,7 +705,9 @@ final class ConsistentHashingPlacer implements Placer {
    * Logs, once per episode, that targets costlier than every collector's bound were placed where
    * they fit best: they are never dropped, but the bound cannot hold for their collectors.
    */
-  private void reportOversize(int oversize, long largestCap) {
+  private void reportOversize() {
+    int oversize = lastOversize;
+    long largestCap = lastLargestCap;
     if (oversize > 0 && !oversizeEpisode) {
       oversizeEpisode = true;
       LOG.warn("[consistent-hashing] {} target(s) cost more than any collector's bound ({}): "

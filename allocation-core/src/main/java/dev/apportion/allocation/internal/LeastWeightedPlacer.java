@@ -215,7 +215,7 @@ final class LeastWeightedPlacer implements Placer {
    * smaller targets above its share, where identity-hash order could end one with a large target
    * on top. Deterministic: cost and identity hash only.
    */
-  private static int[] costliestFirst(IntList slots, Assignment assignment) {
+  static int[] costliestFirst(IntList slots, Assignment assignment) {
     int n = slots.size();
     int[] order = new int[n];
     if (n >= (1 << 23)) {
@@ -228,7 +228,8 @@ final class LeastWeightedPlacer implements Placer {
     long[] keys = new long[n];
     for (int i = 0; i < n; i++) {
       long cost = Math.min(assignment.cost(slots.get(i)), Target.MAX_COST);
-      keys[i] = ((Target.MAX_COST - cost) << 23) | i;
+      // Up to 2^63 + 2^23 - 1 (cost 0): ordered as unsigned numbers, by the flipped sign bit.
+      keys[i] = (((Target.MAX_COST - cost) << 23) | i) ^ Long.MIN_VALUE;
     }
     Arrays.sort(keys);
     for (int i = 0; i < n; i++) {
