@@ -93,9 +93,6 @@ final class ConsistentHashingPlacer implements Placer {
 
   // The ring: positions (high bits) | member id (low bits), ascending as unsigned numbers.
   private long[] tokens = new long[0];
-  /** The bucket index over {@link #tokens} ({@link #indexBuckets}). */
-  private int[] bucketStart = new int[2];
-  private int bucketShift = 63;
   /** The member each id's tokens were made for, and for which capacity. */
   private Member[] ringIds = new Member[0];
   private double[] ringCapacity = new double[0];
@@ -364,7 +361,6 @@ final class ConsistentHashingPlacer implements Placer {
       added[i] ^= Long.MIN_VALUE;
     }
     tokens = merge(kept, k, added, a);
-    indexBuckets();
     ringIds = new Member[byId.length];
     ringCapacity = new double[byId.length];
     for (int i = 0; i < members.size(); i++) {
@@ -402,36 +398,17 @@ final class ConsistentHashingPlacer implements Placer {
   /** The index of the first token at or clockwise after {@code key}. */
   private int tokenIndex(long key) {
     long q = key & POSITION_MASK;
-    long[] ring = tokens;
-    int i = bucketStart[(int) (q >>> bucketShift)];
-    while (i < ring.length && Long.compareUnsigned(ring[i] & POSITION_MASK, q) < 0) {
-      i++;
-    }
-    return i == ring.length ? 0 : i;
-  }
-
-  /**
-   * Rebuilds the bucket index over the ring: {@code 2^b} buckets by the top {@code b} bits of a
-   * position, {@code 2^b} the largest power of two not above the token count, each holding the
-   * index of the first token at or after its start. A lookup starts there and walks on, about
-   * one token on average: one cache miss where a binary search over the ring took twenty. The
-   * overflow rounds look up every probe of every rejected target, so this is their hot path.
-   */
-  private void indexBuckets() {
-    int bits = Math.max(1, Math.min(30, 31 - Integer.numberOfLeadingZeros(Math.max(1,
-        tokens.length))));
-    int buckets = 1 << bits;
-    if (bucketStart.length != buckets) {
-      bucketStart = new int[buckets];
-    }
-    bucketShift = 64 - bits;
-    int i = 0;
-    for (int b = 0; b < buckets; b++) {
-      while (i < tokens.length && (tokens[i] >>> bucketShift) < b) {
-        i++;
+    int lo = 0;
+    int hi = tokens.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(tokens[mid] & POSITION_MASK, q) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
-      bucketStart[b] = i;
     }
+    return lo == tokens.length ? 0 : lo;
   }
 
   /**
