@@ -93,6 +93,8 @@ final class ConsistentHashingPlacer implements Placer {
 
   // The ring: positions (high bits) | member id (low bits), ascending as unsigned numbers.
   private long[] tokens = new long[0];
+  /** How many of {@link #tokens} are the ring; the rest is room kept for the next rebuild. */
+  private int tokenCount;
   /** The member each id's tokens were made for, and for which capacity. */
   private Member[] ringIds = new Member[0];
   private double[] ringCapacity = new double[0];
@@ -331,11 +333,12 @@ final class ConsistentHashingPlacer implements Placer {
     }
     // Keep the tokens of members still here under the same id, name and capacity; make the
     // others'.
-    long[] kept = new long[tokens.length];
+    // Compacted in place, in order (the write index never passes the read index).
     int k = 0;
-    for (long t : tokens) {
+    for (int i = 0; i < tokenCount; i++) {
+      long t = tokens[i];
       if (onRing((int) (t & ID_MASK))) {
-        kept[k++] = t;
+        tokens[k++] = t;
       }
     }
     int fresh = 0;
@@ -360,7 +363,13 @@ final class ConsistentHashingPlacer implements Placer {
     for (int i = 0; i < a; i++) {
       added[i] ^= Long.MIN_VALUE;
     }
-    tokens = merge(kept, k, added, a);
+    // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
+    // larger buffer when the ring outgrows its own).
+    if (tokens.length < k + a) {
+      tokens = Arrays.copyOf(tokens, k + a);
+    }
+    mergeFromTheBack(tokens, k, added, a);
+    tokenCount = k + a;
     ringIds = new Member[byId.length];
     ringCapacity = new double[byId.length];
     for (int i = 0; i < members.size(); i++) {
@@ -378,28 +387,28 @@ final class ConsistentHashingPlacer implements Placer {
         && ringCapacity[id] == byId[id].capacity();
   }
 
-  private static long[] merge(long[] x, int xn, long[] y, int yn) {
-    long[] out = new long[xn + yn];
-    int i = 0;
-    int j = 0;
-    int w = 0;
-    while (i < xn && j < yn) {
-      out[w++] = Long.compareUnsigned(x[i], y[j]) <= 0 ? x[i++] : y[j++];
+  /**
+   * Merges the ascending (unsigned) {@code y[0 .. yn)} into the ascending {@code x[0 .. xn)},
+   * in place: {@code x} must hold {@code xn + yn}. Equal values keep {@code x}'s first.
+   */
+  private static void mergeFromTheBack(long[] x, int xn, long[] y, int yn) {
+    int i = xn - 1;
+    int j = yn - 1;
+    int w = xn + yn - 1;
+    while (j >= 0) {
+      if (i >= 0 && Long.compareUnsigned(x[i], y[j]) > 0) {
+        x[w--] = x[i--];
+      } else {
+        x[w--] = y[j--];
+      }
     }
-    while (i < xn) {
-      out[w++] = x[i++];
-    }
-    while (j < yn) {
-      out[w++] = y[j++];
-    }
-    return out;
   }
 
   /** The index of the first token at or clockwise after {@code key}. */
   private int tokenIndex(long key) {
     long q = key & POSITION_MASK;
     int lo = 0;
-    int hi = tokens.length;
+    int hi = tokenCount;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
       if (Long.compareUnsigned(tokens[mid] & POSITION_MASK, q) < 0) {
@@ -408,7 +417,7 @@ final class ConsistentHashingPlacer implements Placer {
         hi = mid;
       }
     }
-    return lo == tokens.length ? 0 : lo;
+    return lo == tokenCount ? 0 : lo;
   }
 
   /**
@@ -593,16 +602,17 @@ final class ConsistentHashingPlacer implements Placer {
     Arrays.fill(offered, 0);
     Arrays.fill(offeredCount, 0);
     long[] ring = tokens;
+    int count = tokenCount;
     int t = 0;
     for (int i = 0; i < n; i++) {
       long q = assignment.hash(assignment.slotAt(i)) & POSITION_MASK;
-      while (t < ring.length && Long.compareUnsigned(ring[t] & POSITION_MASK, q) < 0) {
+      while (t < count && Long.compareUnsigned(ring[t] & POSITION_MASK, q) < 0) {
         t++;
       }
       if (distance[i] == -1) {
         continue;
       }
-      long token = ring[t == ring.length ? 0 : t];
+      long token = ring[t == count ? 0 : t];
       int id = (int) (token & ID_MASK);
       chosen[i] = id;
       // Never -1: the distance is below 2^64 - 2^20 (positions have their low bits clear).
@@ -669,8 +679,8 @@ final class ConsistentHashingPlacer implements Placer {
       return fitsBest(members, targetCost);
     }
     int start = tokenIndex(hash);
-    for (int step = 0; step < tokens.length; step++) {
-      int id = (int) (tokens[(start + step) % tokens.length] & ID_MASK);
+    for (int step = 0; step < tokenCount; step++) {
+      int id = (int) (tokens[(start + step) % tokenCount] & ID_MASK);
       if (room(id, targetCost)) {
         return id;
       }
