@@ -52,15 +52,6 @@ public record Result(String strategy, ClusterScenario scenario, int collectors, 
   }
 
   /**
-   * The mean load: assigned targets per collector.
-   *
-   * @return the mean, 0 with no collector
-   */
-  public double mean() {
-    return loads.length == 0 ? 0 : (double) assigned() / loads.length;
-  }
-
-  /**
    * The busiest collector's target count, relative to its capacity, over the mean of that (with
    * equal capacities: its load over the mean load).
    *

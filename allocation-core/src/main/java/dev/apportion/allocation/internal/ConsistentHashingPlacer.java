@@ -165,8 +165,7 @@ final class ConsistentHashingPlacer implements Placer {
    */
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
-    if (stale && assignment.size() > 0) {
-      ring(change.after());
+    if (stale) {
       refresh(change.after(), assignment);
       reportOversize();
     } else {
@@ -211,11 +210,11 @@ final class ConsistentHashingPlacer implements Placer {
 
   /** Forgets the costs of the last placement and places with the current ones. */
   private void refresh(Members members, Assignment assignment) {
-    int n = assignment.size();
-    placedCosts(assignment, n);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < assignment.size(); i++) {
       int slot = assignment.slotAt(i);
-      placedCost[slot] = assignment.cost(slot);
+      if (slot < placedKnown.length) {
+        placedKnown[slot] = false;
+      }
     }
     stale = false;
     place(members, assignment);
@@ -277,8 +276,8 @@ final class ConsistentHashingPlacer implements Placer {
    * equal) and {@code u} in [0, 1) is drawn from the collector's hash. Once the even share is
    * 1000 or more (as with real costs) the cap is instead the largest point at or below
    * {@code loadFactor * total * share} of a grid of step {@code granule} (the mean target cost,
-   * rounded down to a power of two) shifted by {@code u * granule}, so no load exceeds loadFactor times its share. Never above
-   * {@link #cap} for equal capacities.
+   * rounded down to a power of two) shifted by {@code u * granule}, so no load exceeds loadFactor
+   * times its share. Never above {@link #cap} for equal capacities.
    */
   static long memberCap(double loadFactor, long total, int c, long memberHash, double capacity,
       double totalCapacity, boolean uniform, double granule) {
@@ -291,9 +290,7 @@ final class ConsistentHashingPlacer implements Placer {
       even = (long) Math.ceil(total * capacity / totalCapacity - 1e-9);
       x = loadFactor * total * capacity / totalCapacity;
     }
-    // Randomized rounding spreads the caps' steps over the collectors (few caps change at once);
-    // once a cap is a thousand units or more a unit no longer matters, and rounding down keeps
-    // every load within loadFactor times its share exactly.
+    // Randomized rounding spreads the caps' steps over the collectors (few caps change at once).
     double u = (HashRings.mix(memberHash ^ CAP_SALT) >>> 11) * 0x1.0p-53;
     if (even >= 1000) {
       // On a grid of one mean target cost, shifted by u: within (x - g, x], so no load exceeds
@@ -453,8 +450,10 @@ final class ConsistentHashingPlacer implements Placer {
 
   /**
    * Each member's cap ({@link #memberCap}), no higher than its per-collector cost limit, and its
-   * per-collector target limit: the placer keeps within both, so the engine's limit rule
-   * ({@link CollectorLimits}) never has to take back what this placer put down.
+   * per-collector target limit net of what the member holds outside this view: the placer keeps
+   * within both, so the engine's limit rule ({@link CollectorLimits}) rarely has to take back
+   * what this placer put down (only the fits-best fallback of a target with room nowhere, and
+   * cost held outside the view, which the cost cap does not see).
    */
   private void computeCaps(Members members, long total, int n, Assignment heldOutside) {
     // The grid step: the mean target cost, rounded down to a power of two so that it stays put

@@ -227,7 +227,7 @@ final class LeastWeightedPlacer implements Placer {
     }
     long[] keys = new long[n];
     for (int i = 0; i < n; i++) {
-      long cost = Math.min(assignment.cost(slots.get(i)), Target.MAX_COST);
+      long cost = assignment.cost(slots.get(i)); // at most Target.MAX_COST (Target.withCost)
       // Up to 2^63 + 2^23 - 1 (cost 0): ordered as unsigned numbers, by the flipped sign bit.
       keys[i] = (((Target.MAX_COST - cost) << 23) | i) ^ Long.MIN_VALUE;
     }
