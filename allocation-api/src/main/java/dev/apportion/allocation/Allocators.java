@@ -112,7 +112,8 @@ public final class Allocators {
     private final SortedMap<String, AllocationStrategyProvider> providers;
     private String fallback;
     private boolean fallbackDisabled;
-    private double loadFactor = AllocatorSpec.DEFAULT_LOAD_FACTOR;
+    /** NaN until given: the defaults differ for counts and costs. */
+    private double loadFactor = Double.NaN;
     private double movedShareWarning = 0.5;
     private final List<AllocationListener> listeners = new ArrayList<>();
     private String partitionKey;
@@ -175,10 +176,13 @@ public final class Allocators {
      * collector holds more than {@code ceil(loadFactor * targets / collectors)} targets, or, when
      * targets carry {@linkplain Target#cost() costs} or collectors
      * {@linkplain Collector#capacity() capacities}, more than
-     * {@code ceil(loadFactor * totalCost * capacity / totalCapacity)} cost. Ignored
-     * by strategies that are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR}
-     * ({@link AllocatorSpec#DEFAULT_LOAD_FACTOR} says why; {@code docs/strategies.md} shows what
-     * other factors trade).
+     * {@code ceil(loadFactor * totalCost * capacity / totalCapacity)} cost and none less than
+     * {@code (2 - loadFactor) * totalCost * capacity / totalCapacity}. Ignored by strategies that
+     * are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR} for counts and
+     * {@value AllocatorSpec#DEFAULT_COST_LOAD_FACTOR} for costs and capacities ({@link
+     * AllocatorSpec#DEFAULT_LOAD_FACTOR} and {@link AllocatorSpec#DEFAULT_COST_LOAD_FACTOR} say
+     * why; {@code docs/strategies.md} shows what other factors trade); a factor given here
+     * applies to both.
      *
      * @param loadFactor a finite number &gt; 1
      * @return this builder
@@ -353,8 +357,10 @@ public final class Allocators {
      */
     public Allocator build() {
       return provider.create(new AllocatorSpec(provider.name(), fallback, fallbackDisabled,
-          loadFactor, movedShareWarning, listeners, partitionKey, partitioningDisabled, maxSkew,
-          maxTargetsPerCollector, maxCostPerCollector));
+          Double.isNaN(loadFactor) ? AllocatorSpec.DEFAULT_LOAD_FACTOR : loadFactor,
+          movedShareWarning, listeners, partitionKey, partitioningDisabled, maxSkew,
+          maxTargetsPerCollector, maxCostPerCollector,
+          Double.isNaN(loadFactor) ? AllocatorSpec.DEFAULT_COST_LOAD_FACTOR : loadFactor));
     }
 
     private void requirePartitioningSupport() {

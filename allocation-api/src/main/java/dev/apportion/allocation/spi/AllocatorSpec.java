@@ -24,10 +24,25 @@ public final class AllocatorSpec {
    */
   public static final double DEFAULT_LOAD_FACTOR = 1.2;
 
+  /**
+   * The load factor of a weighted placement (targets with {@linkplain
+   * dev.apportion.allocation.Target#cost() costs}, or collectors of mixed {@linkplain
+   * dev.apportion.allocation.Collector#capacity() capacity}) when none is given: each collector's
+   * cost stays within 15% of its capacity share, above and below. Tighter than the count default
+   * because a cost is what a collector actually carries, and wider than it would have to be for
+   * counts because heavy-tailed costs spread more: {@code docs/strategies.md} ("Cost and
+   * capacity") shows the balance and the movement this buys. A load factor given to the builder
+   * applies to both kinds of placement.
+   *
+   * @since 0.2.0
+   */
+  public static final double DEFAULT_COST_LOAD_FACTOR = 1.15;
+
   private final String strategy;
   private final String fallback;
   private final boolean fallbackDisabled;
   private final double loadFactor;
+  private final double costLoadFactor;
   private final double movedShareWarning;
   private final List<AllocationListener> listeners;
   private final String partitionKey;
@@ -110,6 +125,43 @@ public final class AllocatorSpec {
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
       String partitionKey, boolean partitioningDisabled, double maxSkew,
       int maxTargetsPerCollector, long maxCostPerCollector) {
+    this(strategy, fallback, fallbackDisabled, loadFactor, movedShareWarning, listeners,
+        partitionKey, partitioningDisabled, maxSkew, maxTargetsPerCollector, maxCostPerCollector,
+        loadFactor == DEFAULT_LOAD_FACTOR ? DEFAULT_COST_LOAD_FACTOR : loadFactor);
+  }
+
+  /**
+   * A spec with every option, the cost load factor included. The constructors without one take
+   * {@link #DEFAULT_COST_LOAD_FACTOR} when {@code loadFactor} is {@link #DEFAULT_LOAD_FACTOR},
+   * and {@code loadFactor} otherwise (a factor the user gave applies to both placements).
+   *
+   * @param strategy the strategy's name; not null
+   * @param fallback the fallback strategy's name, or null when none was named
+   * @param fallbackDisabled true when the user opted out of any fallback
+   * @param loadFactor the bound on a collector's load relative to the mean, &gt; 1
+   * @param movedShareWarning the share of targets (0 to 1) above which one change that moves
+   *     them is logged as a warning
+   * @param listeners the listeners to notify, in order; copied
+   * @param partitionKey the partition key asked for ({@link
+   *     dev.apportion.allocation.Allocators#ZONE} or a label name), or null when none was named
+   * @param partitioningDisabled true when the user opted out of partitioning
+   * @param maxSkew the skew limit, a finite number &ge; 1, or NaN for none
+   * @param maxTargetsPerCollector the most targets a collector of capacity 1 may hold, or 0 for
+   *     no limit
+   * @param maxCostPerCollector the most cost a collector of capacity 1 may hold, or 0 for no
+   *     limit
+   * @param costLoadFactor the two-sided bound of a weighted placement ({@link #costLoadFactor()}),
+   *     &gt; 1
+   * @throws NullPointerException if {@code strategy} or {@code listeners} is null
+   * @throws IllegalArgumentException if {@code fallback} is given while disabled, a partition key
+   *     while partitioning is disabled, a blank partition key, or a number is out of range
+   *     (a limit below 0)
+   * @since 0.2.0
+   */
+  public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
+      double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
+      String partitionKey, boolean partitioningDisabled, double maxSkew,
+      int maxTargetsPerCollector, long maxCostPerCollector, double costLoadFactor) {
     if (maxTargetsPerCollector < 0 || maxCostPerCollector < 0) {
       throw new IllegalArgumentException("per-collector limits must be positive, or 0 for none: "
           + maxTargetsPerCollector + ", " + maxCostPerCollector);
@@ -136,6 +188,10 @@ public final class AllocatorSpec {
     if (!(loadFactor > 1.0) || Double.isInfinite(loadFactor)) {
       throw new IllegalArgumentException("load factor must be a finite number > 1: " + loadFactor);
     }
+    if (!(costLoadFactor > 1.0) || Double.isInfinite(costLoadFactor)) {
+      throw new IllegalArgumentException(
+          "cost load factor must be a finite number > 1: " + costLoadFactor);
+    }
     if (!(movedShareWarning >= 0.0 && movedShareWarning <= 1.0)) {
       throw new IllegalArgumentException(
           "moved share warning must be between 0 and 1: " + movedShareWarning);
@@ -143,6 +199,7 @@ public final class AllocatorSpec {
     this.fallback = fallback;
     this.fallbackDisabled = fallbackDisabled;
     this.loadFactor = loadFactor;
+    this.costLoadFactor = costLoadFactor;
     this.movedShareWarning = movedShareWarning;
     this.listeners = List.copyOf(listeners);
   }
@@ -183,6 +240,19 @@ public final class AllocatorSpec {
    */
   public double loadFactor() {
     return loadFactor;
+  }
+
+  /**
+   * The load factor of bounded-load strategies for a weighted placement (targets with costs, or
+   * collectors of mixed capacity): each collector's cost stays within {@code costLoadFactor}
+   * times its capacity share above, and {@code 2 - costLoadFactor} times it below.
+   *
+   * @return a finite number &gt; 1: the load factor the user gave, else {@link
+   *     #DEFAULT_COST_LOAD_FACTOR}
+   * @since 0.2.0
+   */
+  public double costLoadFactor() {
+    return costLoadFactor;
   }
 
   /**

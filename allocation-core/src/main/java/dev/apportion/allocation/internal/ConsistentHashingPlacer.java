@@ -43,6 +43,19 @@ import org.slf4j.LoggerFactory;
  * sets: when a full collector gains or loses a proposer, one target must go or come back.
  * {@code docs/strategies.md} has the figures.
  *
+ * <p><b>Weighted placements.</b> When some target has a cost other than 1, or the collectors'
+ * capacities differ, the bound is two-sided, with the cost load factor (default {@value
+ * AllocatorSpec#DEFAULT_COST_LOAD_FACTOR}): caps at {@code costLoadFactor} times each collector's
+ * capacity share of the total cost, floors at {@code 2 - costLoadFactor} times it. Caps alone
+ * leave a collector whose arcs drew few or light targets far below its share (heavy-tailed costs
+ * spread about 25% around it), so after the rounds a <em>floor phase</em> lets each collector
+ * below its floor, in name order, extend its arcs clockwise past its own tokens: it takes,
+ * nearest first, each target there that fits under its cap and whose collector stays at or
+ * above its floor (first only from collectors at or above their share), until it reaches its
+ * floor. Those targets are the far ends of the next collectors' arcs, the first those would
+ * reject. A pure function of the sets and costs like the rest, at the price of more movement than
+ * a one-sided bound: {@code docs/strategies.md} ("Cost and capacity") has the figures.
+ *
  * <p><b>Cost.</b> Every change re-places all targets: one merge walk of the targets (already in
  * identity-hash order) against the sorted tokens, a radix sort of the proposals to over-full
  * collectors, a few short rounds for the overflow, and one array read per target to compare with
@@ -72,7 +85,8 @@ final class ConsistentHashingPlacer implements Placer {
 
   /**
    * Hysteresis of the cost churn rule: a change of costs alone re-places nothing until some
-   * collector carries more than its cap times {@code 1 + COST_SLACK}, at current costs.
+   * collector carries more than its cap times {@code 1 + COST_SLACK}, or less than its floor
+   * times {@code 1 - COST_SLACK}, at current costs.
    */
   static final double COST_SLACK = 0.1;
 
@@ -88,6 +102,7 @@ final class ConsistentHashingPlacer implements Placer {
   private long lastLargestCap;
 
   private final double loadFactor;
+  private final double costLoadFactor;
   private final int virtualNodes;
   private final LongSort longSort = new LongSort();
 
@@ -103,15 +118,27 @@ final class ConsistentHashingPlacer implements Placer {
   // Scratch by member id.
   private Member[] byId = new Member[0];
   private long[] caps = new long[0];
+  /** By member id: the floor of the two-sided bound (weighted placements only; else 0). */
+  private long[] floors = new long[0];
   private long[] loads = new long[0];
   /** By member id: the per-collector target limit ({@link Member#targetLimit}) and its count. */
   private int[] countCaps = new int[0];
   private int[] counts = new int[0];
   /** By member id: cost at current costs, for the churn rule's check. */
   private long[] current = new long[0];
+  /**
+   * By member id: the larger of the last placement's cap and what it left on the collector, and
+   * the smaller of its floor and that, not counting targets costlier than every cap (the churn
+   * rule measures from there).
+   */
+  private long[] placedHigh = new long[0];
+  private long[] placedLow = new long[0];
+  private long[] oversizeLoad = new long[0];
 
   // By slot: the cost the last placement used (the cost churn rule), and for which target.
   private long[] placedCost = new long[0];
+  /** Whether every cost the last {@link #placedCosts} read was 1. */
+  private boolean unitCosts = true;
   private long[] placedHash = new long[0];
   private boolean[] placedKnown = new boolean[0];
 
@@ -123,17 +150,17 @@ final class ConsistentHashingPlacer implements Placer {
   private final IntList pending = new IntList();
   private final IntList next = new IntList();
 
-  ConsistentHashingPlacer(double loadFactor) {
-    this(loadFactor, VIRTUAL_NODES);
-  }
-
   /**
    * A placer whose ring has {@code virtualNodes} tokens per unit of capacity. Fewer tokens make
    * each collector change cheaper and the arcs less even; for a small set of targets the caps,
    * not the arcs, decide the balance.
+   *
+   * @param loadFactor the bound of a count placement
+   * @param costLoadFactor the two-sided bound of a weighted placement
    */
-  ConsistentHashingPlacer(double loadFactor, int virtualNodes) {
+  ConsistentHashingPlacer(double loadFactor, double costLoadFactor, int virtualNodes) {
     this.loadFactor = loadFactor;
+    this.costLoadFactor = costLoadFactor;
     this.virtualNodes = virtualNodes;
   }
 
@@ -174,9 +201,9 @@ final class ConsistentHashingPlacer implements Placer {
   }
 
   /**
-   * Places with the costs of the last placement; if some collector then carries more than its
-   * cap times {@code 1 + }{@value #COST_SLACK} at current costs, refreshes every cost and places
-   * again, so the bound holds within the slack after every write.
+   * Places with the costs of the last placement; if some collector then strays from its bound
+   * by more than the slack at current costs ({@link #overAtCurrentCosts}), refreshes every cost
+   * and places again, so the bound holds within the slack after every write.
    */
   private void placeWithinBounds(Members members, Assignment assignment) {
     place(members, assignment);
@@ -188,7 +215,8 @@ final class ConsistentHashingPlacer implements Placer {
 
   /**
    * The cost churn rule: a change of costs alone moves nothing while every collector carries at
-   * most its cap times {@code 1 + }{@value #COST_SLACK}, both at current costs (the caps from the
+   * most its cap times {@code 1 + }{@value #COST_SLACK} and, in a weighted placement, at least its
+   * floor times {@code 1 - }{@value #COST_SLACK}, all at current costs (the bounds from the
    * current total). Past that, every target's cost is refreshed and the whole view is placed
    * again: the placement is then the pure function of the sets and their current costs, so
    * replicas that saw different cost histories agree again, and the bound holds whichever way the
@@ -222,8 +250,10 @@ final class ConsistentHashingPlacer implements Placer {
 
   /**
    * Whether some collector of the view carries more than its cap times {@code 1 + }{@value
-   * #COST_SLACK}, with the view's current costs and caps computed from their total. Counts only
-   * the view's targets (a view may be one partition, or per-node's pool).
+   * #COST_SLACK}, or less than its floor times {@code 1 - }{@value #COST_SLACK}, with the view's
+   * current costs and bounds computed from their total; a collector the last placement could not
+   * keep within its bound is measured from where it left it. Counts only the view's targets (a
+   * view may be one partition, or per-node's pool).
    */
   private boolean overAtCurrentCosts(Members members, Assignment assignment) {
     int n = assignment.size();
@@ -236,10 +266,13 @@ final class ConsistentHashingPlacer implements Placer {
     }
     Arrays.fill(current, 0);
     long total = 0;
+    boolean unit = true;
     for (int i = 0; i < n; i++) {
-      total += assignment.cost(assignment.slotAt(i));
+      long c = assignment.cost(assignment.slotAt(i));
+      total += c;
+      unit &= c == 1;
     }
-    computeCaps(members, total, n, assignment);
+    computeCaps(members, total, n, assignment, !unit || !members.uniformCapacity());
     long largestCap = 0;
     for (int i = 0; i < members.size(); i++) {
       largestCap = Math.max(largestCap, caps[members.get(i).id()]);
@@ -257,7 +290,12 @@ final class ConsistentHashingPlacer implements Placer {
     }
     for (int i = 0; i < members.size(); i++) {
       int id = members.get(i).id();
-      if (current[id] > caps[id] * (1 + COST_SLACK)) {
+      // Measured from the bound, or from where the last placement left the collector when it
+      // could not keep it within (a floor no nearby target could fill, say): else every drift
+      // would re-place.
+      long high = Math.max(caps[id], id < placedHigh.length ? placedHigh[id] : 0);
+      long low = Math.min(floors[id], id < placedLow.length ? placedLow[id] : Long.MAX_VALUE);
+      if (current[id] > high * (1 + COST_SLACK) || current[id] < low * (1 - COST_SLACK)) {
         return true;
       }
     }
@@ -303,6 +341,200 @@ final class ConsistentHashingPlacer implements Placer {
     }
     long rounded = (long) Math.floor(x - 1e-9 + u);
     return Math.max(even, rounded);
+  }
+
+  /**
+   * One collector's floor in a weighted placement: {@code ceil((2 - loadFactor) * total * share)},
+   * the mirror of its cap, never below 0.
+   */
+  static long memberFloor(double loadFactor, long total, double capacity, double totalCapacity) {
+    double x = (2 - loadFactor) * total * capacity / totalCapacity;
+    return x <= 0 ? 0 : (long) Math.ceil(x - 1e-9);
+  }
+
+  // Scratch of the floor phase.
+  private long[] position = new long[0];
+  private int[] streamToken = new int[0];
+  private int[] streamCursor = new int[0];
+  private int[] streamFirst = new int[0];
+  private long[] streamLimit = new long[0];
+  private int[] streamStart = new int[0];
+  private long[] heap = new long[0];
+  private boolean[] needy = new boolean[0];
+  private boolean[] rich = new boolean[0];
+
+  /**
+   * The floor phase of a weighted placement (see the class comment). Each needy collector's
+   * tokens are streams of the targets clockwise past them, up to its next token; a heap merges
+   * them nearest first. Linear in the targets and tokens, plus at most {@code 16 n / c + 256}
+   * heap steps per collector below its floor.
+   */
+  private void fillFloors(Members members, Assignment assignment, int n, long largestCap) {
+    int c = members.size();
+    if (needy.length < byId.length) {
+      needy = new boolean[byId.length];
+      streamStart = new int[byId.length + 1];
+    }
+    if (rich.length < byId.length) {
+      rich = new boolean[byId.length];
+    }
+    int needyCount = 0;
+    for (int i = 0; i < c; i++) {
+      int id = members.get(i).id();
+      needy[id] = loads[id] < floors[id];
+      rich[id] = loads[id] >= (floors[id] + caps[id]) / 2;
+      needyCount += needy[id] ? 1 : 0;
+    }
+    if (needyCount == 0) {
+      return;
+    }
+    if (position.length < n) {
+      position = new long[n];
+    }
+    for (int i = 0; i < n; i++) {
+      position[i] = assignment.hash(assignment.slotAt(i)) & POSITION_MASK;
+    }
+    // The needy collectors' tokens, in ring order, with the first target past each.
+    Arrays.fill(streamStart, 0, byId.length + 1, 0);
+    int streams = 0;
+    for (int t = 0; t < tokenCount; t++) {
+      int id = (int) (tokens[t] & ID_MASK);
+      if (needy[id]) {
+        streams++;
+        streamStart[id + 1]++;
+      }
+    }
+    for (int id = 0; id < byId.length; id++) {
+      streamStart[id + 1] += streamStart[id];
+    }
+    if (streamToken.length < streams) {
+      streamToken = new int[streams];
+      streamCursor = new int[streams];
+      streamFirst = new int[streams];
+      streamLimit = new long[streams];
+    }
+    int[] fill = Arrays.copyOf(streamStart, byId.length + 1);
+    int j = 0;
+    for (int t = 0; t < tokenCount; t++) {
+      long p = tokens[t] & POSITION_MASK;
+      while (j < n && Long.compareUnsigned(position[j], p) <= 0) {
+        j++;
+      }
+      int id = (int) (tokens[t] & ID_MASK);
+      if (needy[id]) {
+        int s = fill[id]++;
+        streamToken[s] = t;
+        streamFirst[s] = j == n ? 0 : j;
+      }
+    }
+    // Each stream ends at the collector's next token (past it are its own targets).
+    for (int i = 0; i < c; i++) {
+      int id = members.get(i).id();
+      if (!needy[id]) {
+        continue;
+      }
+      int from = streamStart[id];
+      int to = streamStart[id + 1];
+      for (int s = from; s < to; s++) {
+        int nextS = s + 1 < to ? s + 1 : from;
+        long a = tokens[streamToken[s]] & POSITION_MASK;
+        long b = tokens[streamToken[nextS]] & POSITION_MASK;
+        streamLimit[s] = nextS == s ? -1L : b - a;
+      }
+    }
+    // First from collectors at or above their share (a pull then rarely decides whether a later
+    // collector may pull), then from any that stays at or above its floor.
+    int budget = 16 * (n / c) + 256;
+    for (int pass = 0; pass < 2; pass++) {
+      for (int i = 0; i < c; i++) {
+        int y = members.get(i).id();
+        if (needy[y] && loads[y] < floors[y]) {
+          pull(y, n, budget, pass == 0, largestCap);
+        }
+      }
+    }
+  }
+
+  /**
+   * Collector {@code y} takes, nearest past its tokens first, the targets that fit under its cap
+   * and whose collector stays at or above its floor (and, if {@code richOnly}, was at or above
+   * its share before the floor phase), until it reaches its floor or has looked at {@code budget}
+   * targets.
+   */
+  private void pull(int y, int n, int budget, boolean richOnly, long largestCap) {
+    int from = streamStart[y];
+    int to = streamStart[y + 1];
+    if (heap.length < to - from) {
+      heap = new long[to - from];
+    }
+    int size = 0;
+    for (int s = from; s < to; s++) {
+      streamCursor[s] = streamFirst[s];
+      long delta = position[streamCursor[s]] - (tokens[streamToken[s]] & POSITION_MASK);
+      if (Long.compareUnsigned(delta, streamLimit[s]) < 0) {
+        size = heapPush(heap, size, (delta >>> 1) | (s - from));
+      }
+    }
+    int pops = 0;
+    while (size > 0 && loads[y] < floors[y] && pops++ < budget) {
+      long top = heap[0];
+      size = heapPop(heap, size);
+      int s = from + (int) (top & 0xFFFF);
+      int t = streamCursor[s];
+      int d = chosen[t];
+      long ct = cost[t];
+      if (d != y && ct <= largestCap && loads[d] - ct >= floors[d] && (!richOnly || rich[d])
+          && room(y, ct)) {
+        loads[d] -= ct;
+        counts[d]--;
+        chosen[t] = y;
+        take(y, ct);
+      }
+      int nextT = t + 1 == n ? 0 : t + 1;
+      streamCursor[s] = nextT;
+      long delta = position[nextT] - (tokens[streamToken[s]] & POSITION_MASK);
+      // Past the collector's next token, or once round the ring, the stream ends.
+      if (Long.compareUnsigned(delta, streamLimit[s]) < 0
+          && Long.compareUnsigned(delta, top << 1) > 0) {
+        size = heapPush(heap, size, (delta >>> 1) | (s - from));
+      }
+    }
+  }
+
+  private static int heapPush(long[] h, int size, long key) {
+    int k = size;
+    while (k > 0) {
+      int parent = (k - 1) >>> 1;
+      if (h[parent] <= key) {
+        break;
+      }
+      h[k] = h[parent];
+      k = parent;
+    }
+    h[k] = key;
+    return size + 1;
+  }
+
+  private static int heapPop(long[] h, int size) {
+    int last = size - 1;
+    long key = h[last];
+    int k = 0;
+    while (true) {
+      int child = 2 * k + 1;
+      if (child >= last) {
+        break;
+      }
+      if (child + 1 < last && h[child + 1] < h[child]) {
+        child++;
+      }
+      if (h[child] >= key) {
+        break;
+      }
+      h[k] = h[child];
+      k = child;
+    }
+    h[k] = key;
+    return last;
   }
 
   private int tokenCount(double capacity) {
@@ -435,6 +667,7 @@ final class ConsistentHashingPlacer implements Placer {
       placedKnown = Arrays.copyOf(placedKnown, size);
     }
     long total = 0;
+    boolean unit = true;
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       long h = assignment.hash(slot);
@@ -444,7 +677,9 @@ final class ConsistentHashingPlacer implements Placer {
         placedCost[slot] = assignment.cost(slot);
       }
       total += placedCost[slot];
+      unit &= placedCost[slot] == 1;
     }
+    unitCosts = unit;
     return total;
   }
 
@@ -455,22 +690,29 @@ final class ConsistentHashingPlacer implements Placer {
    * what this placer put down (only the fits-best fallback of a target with room nowhere, and
    * cost held outside the view, which the cost cap does not see).
    */
-  private void computeCaps(Members members, long total, int n, Assignment heldOutside) {
+  private void computeCaps(Members members, long total, int n, Assignment heldOutside,
+      boolean weighted) {
     // The grid step: the mean target cost, rounded down to a power of two so that it stays put
     // while targets come and go (a step that followed every change would shift every grid).
     long mean = Math.max(1, total / Math.max(1, n));
     double granule = Long.highestOneBit(mean);
     if (caps.length < byId.length) {
       caps = new long[byId.length];
+      floors = new long[byId.length];
       loads = new long[byId.length];
       countCaps = new int[byId.length];
       counts = new int[byId.length];
     }
+    double factor = weighted ? costLoadFactor : loadFactor;
     int c = members.size();
     for (int i = 0; i < c; i++) {
       Member m = members.get(i);
-      caps[m.id()] = Math.min(m.costLimit(), memberCap(loadFactor, total, c, m.hash(),
+      caps[m.id()] = Math.min(m.costLimit(), memberCap(factor, total, c, m.hash(),
           m.capacity(), members.totalCapacity(), members.uniformCapacity(), granule));
+      floors[m.id()] = weighted
+          ? Math.min(caps[m.id()], memberFloor(factor, total, m.capacity(),
+              members.totalCapacity()))
+          : 0;
       int limit = m.targetLimit();
       countCaps[m.id()] = limit == Integer.MAX_VALUE ? limit
           : Math.max(0, limit - heldOutside.heldOutside(m));
@@ -495,7 +737,8 @@ final class ConsistentHashingPlacer implements Placer {
     }
     ring(members);
     long total = placedCosts(assignment, n);
-    computeCaps(members, total, n, assignment);
+    boolean weighted = !unitCosts || !members.uniformCapacity();
+    computeCaps(members, total, n, assignment, weighted);
     int c = members.size();
     Arrays.fill(loads, 0);
     Arrays.fill(counts, 0);
@@ -516,11 +759,18 @@ final class ConsistentHashingPlacer implements Placer {
     // A target costlier than every cap goes first, where it fits best; no other target joins it
     // on a collector it fills.
     int oversize = 0;
+    if (oversizeLoad.length < byId.length) {
+      oversizeLoad = new long[byId.length];
+      placedHigh = new long[byId.length];
+      placedLow = new long[byId.length];
+    }
+    Arrays.fill(oversizeLoad, 0);
     for (int i = 0; i < n; i++) {
       distance[i] = 0;
       if (cost[i] > largestCap) {
         chosen[i] = fitsBest(members, cost[i]);
         take(chosen[i], cost[i]);
+        oversizeLoad[chosen[i]] += cost[i];
         distance[i] = -1;
         oversize++;
       }
@@ -572,6 +822,15 @@ final class ConsistentHashingPlacer implements Placer {
       take(chosen[i], cost[i]);
     }
     pending.clear();
+    if (weighted && c > 1) {
+      fillFloors(members, assignment, n, largestCap);
+    }
+    for (int i = 0; i < c; i++) {
+      int id = members.get(i).id();
+      long load = loads[id] - oversizeLoad[id];
+      placedHigh[id] = Math.max(caps[id], load);
+      placedLow[id] = Math.min(floors[id], load);
+    }
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       Member m = byId[chosen[i]];

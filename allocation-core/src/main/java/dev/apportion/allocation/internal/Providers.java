@@ -49,9 +49,10 @@ public final class Providers {
   /** New placers of a strategy that can serve as per-node's fallback. */
   static Supplier<Placer> fallbackPlacer(String name, AllocatorSpec spec) {
     double loadFactor = spec.loadFactor();
+    double costLoadFactor = spec.costLoadFactor();
     return switch (name) {
       case Allocators.CONSISTENT_HASHING ->
-          () -> new ConsistentHashingPlacer(loadFactor, FALLBACK_VIRTUAL_NODES);
+          () -> new ConsistentHashingPlacer(loadFactor, costLoadFactor, FALLBACK_VIRTUAL_NODES);
       case Allocators.RENDEZVOUS -> RendezvousPlacer::new;
       case Allocators.LEAST_WEIGHTED -> LeastWeightedPlacer::new;
       default -> throw new IllegalArgumentException("per-node can fall back only to "
@@ -78,7 +79,9 @@ public final class Providers {
     @Override
     public Allocator create(AllocatorSpec spec) {
       double loadFactor = spec.loadFactor();
-      return allocator(spec, () -> new ConsistentHashingPlacer(loadFactor));
+      double costLoadFactor = spec.costLoadFactor();
+      return allocator(spec, () -> new ConsistentHashingPlacer(loadFactor, costLoadFactor,
+          ConsistentHashingPlacer.VIRTUAL_NODES));
     }
   }
 

@@ -71,7 +71,8 @@ class ConsistentHashingCostMovementTest {
   }
 
   private static Allocator allocator(double loadFactor, List<Collector> cs, List<Target> ts) {
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(loadFactor).build();
+    Allocators.Builder b = Allocators.builder(Allocators.CONSISTENT_HASHING);
+    Allocator a = (Double.isNaN(loadFactor) ? b : b.loadFactor(loadFactor)).build();
     a.setCollectors(cs);
     a.setTargets(ts);
     return a;
@@ -86,15 +87,15 @@ class ConsistentHashingCostMovementTest {
   }
 
   /**
-   * The default's figures, measured (1.52x, 1.67x, 71 others), with a little room: a regression
-   * guard, not the goal. The boundary-stable acceptance and the cost-grid caps brought them down
-   * from 1.83x, 1.90x and 93.
+   * The default's figures (a band of 15% both ways), measured (2.20x, 2.49x, 244 others), with a
+   * little room: a regression guard, not the goal. With caps alone at 1.2 they were 1.52x, 1.67x
+   * and 71; the floors' price is documented in docs/strategies.md.
    */
   @Test
   void atTheDefaultCostsMoveMoreThanCountsAndNoMoreThanMeasured() {
-    Figures f = measure(1.2);
-    assertTrue(f.removals() <= 1.6, f::toString);
-    assertTrue(f.additions() <= 1.75, f::toString);
-    assertTrue(f.replacedOthersMoved() <= 80, f::toString);
+    Figures f = measure(Double.NaN);
+    assertTrue(f.removals() <= 2.4, f::toString);
+    assertTrue(f.additions() <= 2.7, f::toString);
+    assertTrue(f.replacedOthersMoved() <= 270, f::toString);
   }
 }
