@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * above its floor (first only from collectors at or above their share), until it reaches its
  * floor. Those targets are the far ends of the next collectors' arcs, the first those would
  * reject. A pure function of the sets and costs like the rest, at the price of more movement than
- * a one-sided bound: {@code docs/strategies.md} ("Cost and capacity") has the figures.
+ * a one-sided bound: {@code docs/strategies.md} ("Cost and capacity") has the figures. As
+ * per-node's fallback the bound stays one-sided: the pool's collectors carry their nodes'
+ * targets beside it, so a floor of the pool alone would pull pool targets onto busy collectors.
  *
  * <p><b>Cost.</b> Every change re-places all targets: one merge walk of the targets (already in
  * identity-hash order) against the sorted tokens, a radix sort of the proposals to over-full
@@ -103,6 +105,7 @@ final class ConsistentHashingPlacer implements Placer {
 
   private final double loadFactor;
   private final double costLoadFactor;
+  private final boolean twoSided;
   private final int virtualNodes;
   private final LongSort longSort = new LongSort();
 
@@ -156,12 +159,17 @@ final class ConsistentHashingPlacer implements Placer {
    * not the arcs, decide the balance.
    *
    * @param loadFactor the bound of a count placement
-   * @param costLoadFactor the two-sided bound of a weighted placement
+   * @param costLoadFactor the bound of a weighted placement
+   * @param twoSided whether a weighted placement's bound is two-sided (false for per-node's pool,
+   *     whose collectors carry their nodes' targets beside it: a floor there would pull pool
+   *     targets onto collectors already busy with their own node's)
    */
-  ConsistentHashingPlacer(double loadFactor, double costLoadFactor, int virtualNodes) {
+  ConsistentHashingPlacer(double loadFactor, double costLoadFactor, int virtualNodes,
+      boolean twoSided) {
     this.loadFactor = loadFactor;
     this.costLoadFactor = costLoadFactor;
     this.virtualNodes = virtualNodes;
+    this.twoSided = twoSided;
   }
 
   @Override
@@ -709,7 +717,7 @@ final class ConsistentHashingPlacer implements Placer {
       Member m = members.get(i);
       caps[m.id()] = Math.min(m.costLimit(), memberCap(factor, total, c, m.hash(),
           m.capacity(), members.totalCapacity(), members.uniformCapacity(), granule));
-      floors[m.id()] = weighted
+      floors[m.id()] = weighted && twoSided
           ? Math.min(caps[m.id()], memberFloor(factor, total, m.capacity(),
               members.totalCapacity()))
           : 0;
@@ -822,7 +830,7 @@ final class ConsistentHashingPlacer implements Placer {
       take(chosen[i], cost[i]);
     }
     pending.clear();
-    if (weighted && c > 1) {
+    if (weighted && twoSided && c > 1) {
       fillFloors(members, assignment, n, largestCap);
     }
     for (int i = 0; i < c; i++) {

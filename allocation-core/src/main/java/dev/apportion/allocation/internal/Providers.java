@@ -52,7 +52,9 @@ public final class Providers {
     double costLoadFactor = spec.costLoadFactor();
     return switch (name) {
       case Allocators.CONSISTENT_HASHING ->
-          () -> new ConsistentHashingPlacer(loadFactor, costLoadFactor, FALLBACK_VIRTUAL_NODES);
+          // One-sided in per-node's pool: its collectors carry their nodes' targets beside it.
+          () -> new ConsistentHashingPlacer(loadFactor, costLoadFactor, FALLBACK_VIRTUAL_NODES,
+              false);
       case Allocators.RENDEZVOUS -> RendezvousPlacer::new;
       case Allocators.LEAST_WEIGHTED -> LeastWeightedPlacer::new;
       default -> throw new IllegalArgumentException("per-node can fall back only to "
@@ -81,7 +83,7 @@ public final class Providers {
       double loadFactor = spec.loadFactor();
       double costLoadFactor = spec.costLoadFactor();
       return allocator(spec, () -> new ConsistentHashingPlacer(loadFactor, costLoadFactor,
-          ConsistentHashingPlacer.VIRTUAL_NODES));
+          ConsistentHashingPlacer.VIRTUAL_NODES, true));
     }
   }
 
