@@ -143,6 +143,20 @@ class AllocatorsTest {
   }
 
   @Test
+  void theCostLoadFactorDefaultsTo115AndFollowsAGivenLoadFactor() {
+    assertEquals(1.15, AllocatorSpec.DEFAULT_COST_LOAD_FACTOR);
+    AllocatorSpec byDefault = specOf(Allocators.builder(FIXED));
+    assertEquals(AllocatorSpec.DEFAULT_LOAD_FACTOR, byDefault.loadFactor());
+    assertEquals(AllocatorSpec.DEFAULT_COST_LOAD_FACTOR, byDefault.costLoadFactor());
+    AllocatorSpec given = specOf(Allocators.builder(FIXED).loadFactor(1.3));
+    assertEquals(1.3, given.loadFactor());
+    assertEquals(1.3, given.costLoadFactor());
+    // Given explicitly, even the count default applies to costs too.
+    AllocatorSpec explicit = specOf(Allocators.builder(FIXED).loadFactor(1.2));
+    assertEquals(1.2, explicit.costLoadFactor());
+  }
+
+  @Test
   void buildReturnsADistinctAllocatorEachTime() {
     Allocators.Builder builder = Allocators.builder(FIXED).loadFactor(1.5);
     Allocator first = builder.build();

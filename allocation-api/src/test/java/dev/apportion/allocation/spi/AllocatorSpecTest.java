@@ -29,6 +29,22 @@ class AllocatorSpecTest {
   }
 
   @Test
+  void constructorsWithoutACostLoadFactorTakeTheDefaultOnlyForTheDefaultLoadFactor() {
+    assertEquals(AllocatorSpec.DEFAULT_COST_LOAD_FACTOR,
+        spec(AllocatorSpec.DEFAULT_LOAD_FACTOR, 0.5).costLoadFactor());
+    assertEquals(1.4, spec(1.4, 0.5).costLoadFactor());
+  }
+
+  @ParameterizedTest
+  @ValueSource(doubles = {1.0, 0.5, Double.NaN, Double.POSITIVE_INFINITY})
+  void costLoadFactorMustBeFiniteAndAboveOne(double bad) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new AllocatorSpec("s", null, false, 1.2, 0.5, List.of(), null, false, Double.NaN, 0,
+            0L, bad));
+    assertTrue(e.getMessage().contains("cost load factor"), e.getMessage());
+  }
+
+  @Test
   void accessors() {
     AllocatorSpec s = new AllocatorSpec("per-node", "rendezvous", false, 1.5, 0.25, List.of(L1, L2));
     assertEquals("per-node", s.strategy());

@@ -360,13 +360,21 @@ final class ConsistentHashingPlacer implements Placer {
     return x <= 0 ? 0 : (long) Math.ceil(x - 1e-9);
   }
 
-  // Scratch of the floor phase.
+  // Scratch of the floor phase: by position in the view, the target's ring position; by token,
+  // its first target strictly past it (both recorded by the first round's merge walk).
+  private boolean recordArcs;
   private long[] position = new long[0];
-  private int[] streamToken = new int[0];
+  private int[] firstAfter = new int[0];
+  /** By stream (a needy collector's token): the token's ring position. */
+  private long[] streamPosition = new long[0];
   private int[] streamCursor = new int[0];
   private int[] streamFirst = new int[0];
   private long[] streamLimit = new long[0];
+  /** By member id: its streams' range, and the scan's next slot and step. */
   private int[] streamStart = new int[0];
+  private int[] streamEnd = new int[0];
+  private int[] streamFill = new int[0];
+  private int[] streamStep = new int[0];
   private long[] heap = new long[0];
   private boolean[] needy = new boolean[0];
   private boolean[] rich = new boolean[0];
@@ -377,11 +385,14 @@ final class ConsistentHashingPlacer implements Placer {
    * them nearest first. Linear in the targets and tokens, plus at most {@code 16 n / c + 256}
    * heap steps per collector below its floor.
    */
-  private void fillFloors(Members members, Assignment assignment, int n, long largestCap) {
+  private void fillFloors(Members members, int n, long largestCap) {
     int c = members.size();
     if (needy.length < byId.length) {
       needy = new boolean[byId.length];
-      streamStart = new int[byId.length + 1];
+      streamStart = new int[byId.length];
+      streamEnd = new int[byId.length];
+      streamFill = new int[byId.length];
+      streamStep = new int[byId.length];
     }
     if (rich.length < byId.length) {
       rich = new boolean[byId.length];
@@ -396,43 +407,40 @@ final class ConsistentHashingPlacer implements Placer {
     if (needyCount == 0) {
       return;
     }
-    if (position.length < n) {
-      position = new long[n];
-    }
-    for (int i = 0; i < n; i++) {
-      position[i] = assignment.hash(assignment.slotAt(i)) & POSITION_MASK;
-    }
-    // The needy collectors' tokens, in ring order, with the first target past each.
-    Arrays.fill(streamStart, 0, byId.length + 1, 0);
+    // The needy collectors' tokens, in ring order, with the first target past each: one pass
+    // over the ring without a branch (a member has tokenCount(capacity) tokens on it; the other
+    // members' tokens all go to one spare slot).
     int streams = 0;
+    for (int i = 0; i < c; i++) {
+      Member m = members.get(i);
+      int id = m.id();
+      streamStart[id] = streams;
+      streams += needy[id] ? tokenCount(m.capacity()) : 0;
+      streamEnd[id] = streams;
+    }
+    if (streamPosition.length < streams + 1) {
+      streamPosition = new long[streams + 1];
+      streamCursor = new int[streams + 1];
+      streamFirst = new int[streams + 1];
+      streamLimit = new long[streams + 1];
+    }
+    for (int i = 0; i < c; i++) {
+      int id = members.get(i).id();
+      streamFill[id] = needy[id] ? streamStart[id] : streams;
+      streamStep[id] = needy[id] ? 1 : 0;
+    }
     for (int t = 0; t < tokenCount; t++) {
-      int id = (int) (tokens[t] & ID_MASK);
-      if (needy[id]) {
-        streams++;
-        streamStart[id + 1]++;
-      }
+      long token = tokens[t];
+      int id = (int) (token & ID_MASK);
+      int slot = streamFill[id];
+      streamPosition[slot] = token & POSITION_MASK;
+      streamFirst[slot] = firstAfter[t];
+      streamFill[id] = slot + streamStep[id];
     }
-    for (int id = 0; id < byId.length; id++) {
-      streamStart[id + 1] += streamStart[id];
-    }
-    if (streamToken.length < streams) {
-      streamToken = new int[streams];
-      streamCursor = new int[streams];
-      streamFirst = new int[streams];
-      streamLimit = new long[streams];
-    }
-    int[] fill = Arrays.copyOf(streamStart, byId.length + 1);
-    int j = 0;
-    for (int t = 0; t < tokenCount; t++) {
-      long p = tokens[t] & POSITION_MASK;
-      while (j < n && Long.compareUnsigned(position[j], p) <= 0) {
-        j++;
-      }
-      int id = (int) (tokens[t] & ID_MASK);
-      if (needy[id]) {
-        int s = fill[id]++;
-        streamToken[s] = t;
-        streamFirst[s] = j == n ? 0 : j;
+    for (int i = 0; i < c; i++) {
+      int id = members.get(i).id();
+      if (needy[id] && streamFill[id] != streamEnd[id]) {
+        throw new IllegalStateException("the ring does not hold member " + id + "'s tokens");
       }
     }
     // Each stream ends at the collector's next token (past it are its own targets).
@@ -442,11 +450,11 @@ final class ConsistentHashingPlacer implements Placer {
         continue;
       }
       int from = streamStart[id];
-      int to = streamStart[id + 1];
+      int to = streamEnd[id];
       for (int s = from; s < to; s++) {
         int nextS = s + 1 < to ? s + 1 : from;
-        long a = tokens[streamToken[s]] & POSITION_MASK;
-        long b = tokens[streamToken[nextS]] & POSITION_MASK;
+        long a = streamPosition[s];
+        long b = streamPosition[nextS];
         streamLimit[s] = nextS == s ? -1L : b - a;
       }
     }
@@ -471,14 +479,14 @@ final class ConsistentHashingPlacer implements Placer {
    */
   private void pull(int y, int n, int budget, boolean richOnly, long largestCap) {
     int from = streamStart[y];
-    int to = streamStart[y + 1];
+    int to = streamEnd[y];
     if (heap.length < to - from) {
       heap = new long[to - from];
     }
     int size = 0;
     for (int s = from; s < to; s++) {
       streamCursor[s] = streamFirst[s];
-      long delta = position[streamCursor[s]] - (tokens[streamToken[s]] & POSITION_MASK);
+      long delta = position[streamCursor[s]] - streamPosition[s];
       if (Long.compareUnsigned(delta, streamLimit[s]) < 0) {
         size = heapPush(heap, size, (delta >>> 1) | (s - from));
       }
@@ -500,7 +508,7 @@ final class ConsistentHashingPlacer implements Placer {
       }
       int nextT = t + 1 == n ? 0 : t + 1;
       streamCursor[s] = nextT;
-      long delta = position[nextT] - (tokens[streamToken[s]] & POSITION_MASK);
+      long delta = position[nextT] - streamPosition[s];
       // Past the collector's next token, or once round the ring, the stream ends.
       if (Long.compareUnsigned(delta, streamLimit[s]) < 0
           && Long.compareUnsigned(delta, top << 1) > 0) {
@@ -785,6 +793,7 @@ final class ConsistentHashingPlacer implements Placer {
     }
     lastOversize = oversize;
     lastLargestCap = largestCap;
+    recordArcs = weighted && twoSided && c > 1;
     proposeToOwners(assignment, n, members);
     int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(byId.length - 1));
     int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
@@ -831,7 +840,7 @@ final class ConsistentHashingPlacer implements Placer {
     }
     pending.clear();
     if (weighted && twoSided && c > 1) {
-      fillFloors(members, assignment, n, largestCap);
+      fillFloors(members, n, largestCap);
     }
     for (int i = 0; i < c; i++) {
       int id = members.get(i).id();
@@ -869,11 +878,27 @@ final class ConsistentHashingPlacer implements Placer {
     Arrays.fill(offeredCount, 0);
     long[] ring = tokens;
     int count = tokenCount;
+    if (recordArcs) {
+      if (position.length < n) {
+        position = new long[n];
+      }
+      if (firstAfter.length < count) {
+        firstAfter = new int[tokens.length];
+      }
+    }
     int t = 0;
     for (int i = 0; i < n; i++) {
       long q = assignment.hash(assignment.slotAt(i)) & POSITION_MASK;
-      while (t < count && Long.compareUnsigned(ring[t] & POSITION_MASK, q) < 0) {
-        t++;
+      if (recordArcs) {
+        // For the floor phase: each token's first target strictly past it.
+        position[i] = q;
+        while (t < count && Long.compareUnsigned(ring[t] & POSITION_MASK, q) < 0) {
+          firstAfter[t++] = i;
+        }
+      } else {
+        while (t < count && Long.compareUnsigned(ring[t] & POSITION_MASK, q) < 0) {
+          t++;
+        }
       }
       if (distance[i] == -1) {
         continue;
@@ -885,6 +910,11 @@ final class ConsistentHashingPlacer implements Placer {
       distance[i] = (token & POSITION_MASK) - q;
       offered[id] += cost[i];
       offeredCount[id]++;
+    }
+    if (recordArcs) {
+      for (int u = t; u < count; u++) {
+        firstAfter[u] = 0;
+      }
     }
     // What a collector already holds (a target no cap can hold) counts as offered too.
     for (int i = 0; i < members.size(); i++) {
