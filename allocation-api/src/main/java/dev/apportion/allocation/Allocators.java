@@ -176,9 +176,10 @@ public final class Allocators {
      * collector holds more than {@code ceil(loadFactor * targets / collectors)} targets, or, when
      * targets carry {@linkplain Target#cost() costs} or collectors
      * {@linkplain Collector#capacity() capacities}, more than
-     * {@code ceil(loadFactor * totalCost * capacity / totalCapacity)} cost and none less than
-     * {@code (2 - loadFactor) * totalCost * capacity / totalCapacity}. Ignored by strategies that
-     * are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR} for counts and
+     * {@code ceil(loadFactor * totalCost * capacity / totalCapacity)} cost and, as far as the
+     * targets near its ring tokens allow, none less than {@code (2 - loadFactor) * totalCost *
+     * capacity / totalCapacity} (no floor from a factor of 2 on; {@code per-node}'s pool has
+     * none). Ignored by strategies that are not load-bounded. Default {@value AllocatorSpec#DEFAULT_LOAD_FACTOR} for counts and
      * {@value AllocatorSpec#DEFAULT_COST_LOAD_FACTOR} for costs and capacities ({@link
      * AllocatorSpec#DEFAULT_LOAD_FACTOR} and {@link AllocatorSpec#DEFAULT_COST_LOAD_FACTOR} say
      * why; {@code docs/strategies.md} shows what other factors trade); a factor given here

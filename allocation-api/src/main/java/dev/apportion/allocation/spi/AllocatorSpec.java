@@ -133,7 +133,9 @@ public final class AllocatorSpec {
   /**
    * A spec with every option, the cost load factor included. The constructors without one take
    * {@link #DEFAULT_COST_LOAD_FACTOR} when {@code loadFactor} is {@link #DEFAULT_LOAD_FACTOR},
-   * and {@code loadFactor} otherwise (a factor the user gave applies to both placements).
+   * and {@code loadFactor} otherwise (a factor the user gave applies to both placements): they
+   * cannot tell a 1.2 the user gave from the default, so code that copies a spec should use this
+   * constructor and pass {@link #costLoadFactor()} on.
    *
    * @param strategy the strategy's name; not null
    * @param fallback the fallback strategy's name, or null when none was named
@@ -233,8 +235,9 @@ public final class AllocatorSpec {
   }
 
   /**
-   * The load factor of bounded-load strategies: no collector holds more than
-   * {@code ceil(loadFactor * targets / collectors)} targets.
+   * The load factor of bounded-load strategies when no target has a cost and every collector the
+   * same capacity: no collector holds more than {@code ceil(loadFactor * targets / collectors)}
+   * targets. A weighted placement uses {@link #costLoadFactor()}.
    *
    * @return a finite number &gt; 1
    */

@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * spread about 25% around it), so after the rounds a <em>floor phase</em> lets each collector
  * below its floor, in name order, extend its arcs clockwise past its own tokens: it takes,
  * nearest first, each target there that fits under its cap and whose collector stays at or
- * above its floor (first only from collectors at or above their share), until it reaches its
- * floor. Those targets are the far ends of the next collectors' arcs, the first those would
+ * above its floor (first only from collectors at or above the middle of their band, about their
+ * share), until it reaches its floor. Those targets are the far ends of the next collectors' arcs, the first those would
  * reject. A pure function of the sets and costs like the rest, at the price of more movement than
  * a one-sided bound: {@code docs/strategies.md} ("Cost and capacity") has the figures. As
  * per-node's fallback the bound stays one-sided: the pool's collectors carry their nodes'
@@ -130,12 +130,15 @@ final class ConsistentHashingPlacer implements Placer {
   /** By member id: cost at current costs, for the churn rule's check. */
   private long[] current = new long[0];
   /**
-   * By member id: the larger of the last placement's cap and what it left on the collector, and
-   * the smaller of its floor and that, not counting targets costlier than every cap (the churn
-   * rule measures from there).
+   * By member id: the last placement's cap and floor, and its largest cap (the churn rule tells
+   * from them where the placement itself could not keep a collector within its bound).
    */
-  private long[] placedHigh = new long[0];
-  private long[] placedLow = new long[0];
+  private long[] capsThen = new long[0];
+  private long[] floorsThen = new long[0];
+  private long largestCapThen = Long.MAX_VALUE;
+  /** By member id, for the churn rule's check: cost at the last placement's costs; oversize. */
+  private long[] placedLoad = new long[0];
+  private boolean[] oversizeHeld = new boolean[0];
   private long[] oversizeLoad = new long[0];
 
   // By slot: the cost the last placement used (the cost churn rule), and for which target.
@@ -280,29 +283,60 @@ final class ConsistentHashingPlacer implements Placer {
       total += c;
       unit &= c == 1;
     }
-    computeCaps(members, total, n, assignment, !unit || !members.uniformCapacity());
+    boolean weighted = !unit || !members.uniformCapacity();
+    computeCaps(members, total, n, assignment, weighted);
     long largestCap = 0;
     for (int i = 0; i < members.size(); i++) {
       largestCap = Math.max(largestCap, caps[members.get(i).id()]);
     }
     // A target costlier than every cap is placed alone wherever it fits best and keeps its
     // collector above the bound for good: it does not count, or one such target would turn
-    // every drift into a re-placement.
+    // every drift into a re-placement. Beside the current costs, the costs of the last
+    // placement on the current owners (which the engine's limits may have changed).
+    if (placedLoad.length < byId.length) {
+      placedLoad = new long[byId.length];
+      oversizeHeld = new boolean[byId.length];
+    }
+    Arrays.fill(placedLoad, 0);
+    Arrays.fill(oversizeHeld, false);
+    long oversizeTotal = 0;
+    int oversizeCount = 0;
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       long c = assignment.cost(slot);
       Member owner = assignment.ownerOf(slot);
-      if (c <= largestCap && owner != null && owner.id() < current.length) {
-        current[owner.id()] += c;
+      if (owner == null || owner.id() >= current.length) {
+        continue;
       }
+      int id = owner.id();
+      if (c <= largestCap) {
+        current[id] += c;
+      } else {
+        oversizeHeld[id] = true;
+        oversizeTotal += c;
+        oversizeCount++;
+      }
+      boolean known = slot < placedKnown.length && placedKnown[slot]
+          && placedHash[slot] == assignment.hash(slot);
+      long then = known ? placedCost[slot] : c;
+      if (then <= largestCapThen) {
+        placedLoad[id] += then;
+      }
+    }
+    if (weighted && twoSided && oversizeTotal > 0) {
+      boundsWithoutOversize(members, total, n, oversizeTotal, oversizeCount, oversizeHeld);
     }
     for (int i = 0; i < members.size(); i++) {
       int id = members.get(i).id();
-      // Measured from the bound, or from where the last placement left the collector when it
-      // could not keep it within (a floor no nearby target could fill, say): else every drift
-      // would re-place.
-      long high = Math.max(caps[id], id < placedHigh.length ? placedHigh[id] : 0);
-      long low = Math.min(floors[id], id < placedLow.length ? placedLow[id] : Long.MAX_VALUE);
+      // Measured from the bound, or, for a collector the last placement could not keep within
+      // its bound then (a floor no nearby target could fill, a limit that took targets off),
+      // from where it left it: else every drift would re-place. Only the placement's own miss
+      // counts, so a collector the other collectors' drift pushed out of the band is caught.
+      long then = placedLoad[id];
+      boolean missedHigh = id < capsThen.length && then > capsThen[id];
+      boolean missedLow = id < floorsThen.length && then < floorsThen[id];
+      long high = missedHigh ? Math.max(caps[id], then) : caps[id];
+      long low = missedLow ? Math.min(floors[id], then) : floors[id];
       if (current[id] > high * (1 + COST_SLACK) || current[id] < low * (1 - COST_SLACK)) {
         return true;
       }
@@ -362,7 +396,6 @@ final class ConsistentHashingPlacer implements Placer {
 
   // Scratch of the floor phase: by position in the view, the target's ring position; by token,
   // its first target strictly past it (both recorded by the first round's merge walk).
-  private boolean recordArcs;
   private long[] position = new long[0];
   private int[] firstAfter = new int[0];
   /** By stream (a needy collector's token): the token's ring position. */
@@ -383,7 +416,7 @@ final class ConsistentHashingPlacer implements Placer {
    * The floor phase of a weighted placement (see the class comment). Each needy collector's
    * tokens are streams of the targets clockwise past them, up to its next token; a heap merges
    * them nearest first. Linear in the targets and tokens, plus at most {@code 16 n / c + 256}
-   * heap steps per collector below its floor.
+   * heap steps per collector below its floor in each of the two passes.
    */
   private void fillFloors(Members members, int n, long largestCap) {
     int c = members.size();
@@ -458,8 +491,8 @@ final class ConsistentHashingPlacer implements Placer {
         streamLimit[s] = nextS == s ? -1L : b - a;
       }
     }
-    // First from collectors at or above their share (a pull then rarely decides whether a later
-    // collector may pull), then from any that stays at or above its floor.
+    // First from collectors at or above the middle of their band (a pull then rarely decides
+    // whether a later collector may pull), then from any that stays at or above its floor.
     int budget = 16 * (n / c) + 256;
     for (int pass = 0; pass < 2; pass++) {
       for (int i = 0; i < c; i++) {
@@ -474,8 +507,8 @@ final class ConsistentHashingPlacer implements Placer {
   /**
    * Collector {@code y} takes, nearest past its tokens first, the targets that fit under its cap
    * and whose collector stays at or above its floor (and, if {@code richOnly}, was at or above
-   * its share before the floor phase), until it reaches its floor or has looked at {@code budget}
-   * targets.
+   * the middle of its band before the floor phase), until it reaches its floor or has looked at
+   * {@code budget} targets.
    */
   private void pull(int y, int n, int budget, boolean richOnly, long largestCap) {
     int from = streamStart[y];
@@ -510,8 +543,7 @@ final class ConsistentHashingPlacer implements Placer {
       streamCursor[s] = nextT;
       long delta = position[nextT] - streamPosition[s];
       // Past the collector's next token, or once round the ring, the stream ends.
-      if (Long.compareUnsigned(delta, streamLimit[s]) < 0
-          && Long.compareUnsigned(delta, top << 1) > 0) {
+      if (Long.compareUnsigned(delta, streamLimit[s]) < 0 && nextT != streamFirst[s]) {
         size = heapPush(heap, size, (delta >>> 1) | (s - from));
       }
     }
@@ -719,7 +751,9 @@ final class ConsistentHashingPlacer implements Placer {
       countCaps = new int[byId.length];
       counts = new int[byId.length];
     }
-    double factor = weighted ? costLoadFactor : loadFactor;
+    // One-sided (per-node's pool), a weighted placement keeps the count's load factor: the pool
+    // is bounded as it always was.
+    double factor = weighted && twoSided ? costLoadFactor : loadFactor;
     int c = members.size();
     for (int i = 0; i < c; i++) {
       Member m = members.get(i);
@@ -732,6 +766,40 @@ final class ConsistentHashingPlacer implements Placer {
       int limit = m.targetLimit();
       countCaps[m.id()] = limit == Integer.MAX_VALUE ? limit
           : Math.max(0, limit - heldOutside.heldOutside(m));
+    }
+  }
+
+  /**
+   * The bounds when some targets cost more than every cap: those are placed alone and cannot be
+   * shared, so the other collectors' caps and floors are those of the rest of the cost on the
+   * rest of the collectors (else the caps would let them carry far more than their share of what
+   * can be shared, and the floors would ask for more than there is), and the floor of a collector
+   * holding one is 0. Caps only shrink, so no other target becomes oversize.
+   */
+  private void boundsWithoutOversize(Members members, long total, int n, long oversizeTotal,
+      int oversizeCount, boolean[] holds) {
+    double capacity = 0;
+    int others = 0;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (!holds[m.id()]) {
+        capacity += m.capacity();
+        others++;
+      }
+    }
+    long rest = total - oversizeTotal;
+    long mean = Math.max(1, rest / Math.max(1, n - oversizeCount));
+    double granule = Long.highestOneBit(mean);
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      int id = m.id();
+      if (holds[id] || others == 0) {
+        floors[id] = 0;
+        continue;
+      }
+      caps[id] = Math.min(caps[id], memberCap(costLoadFactor, rest, others, m.hash(),
+          m.capacity(), capacity, members.uniformCapacity(), granule));
+      floors[id] = Math.min(caps[id], memberFloor(costLoadFactor, rest, m.capacity(), capacity));
     }
   }
 
@@ -777,8 +845,8 @@ final class ConsistentHashingPlacer implements Placer {
     int oversize = 0;
     if (oversizeLoad.length < byId.length) {
       oversizeLoad = new long[byId.length];
-      placedHigh = new long[byId.length];
-      placedLow = new long[byId.length];
+      capsThen = new long[byId.length];
+      floorsThen = new long[byId.length];
     }
     Arrays.fill(oversizeLoad, 0);
     for (int i = 0; i < n; i++) {
@@ -793,8 +861,20 @@ final class ConsistentHashingPlacer implements Placer {
     }
     lastOversize = oversize;
     lastLargestCap = largestCap;
-    recordArcs = weighted && twoSided && c > 1;
-    proposeToOwners(assignment, n, members);
+    if (weighted && twoSided && oversize > 0) {
+      if (oversizeHeld.length < byId.length) {
+        placedLoad = new long[byId.length];
+        oversizeHeld = new boolean[byId.length];
+      }
+      long oversizeTotal = 0;
+      for (int i = 0; i < c; i++) {
+        int id = members.get(i).id();
+        oversizeHeld[id] = oversizeLoad[id] > 0;
+        oversizeTotal += oversizeLoad[id];
+      }
+      boundsWithoutOversize(members, total, n, oversizeTotal, oversize, oversizeHeld);
+    }
+    proposeToOwners(assignment, n, members, weighted && twoSided && c > 1);
     int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(byId.length - 1));
     int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
     // Round 1: the owners offered more than their cap keep the closest.
@@ -844,10 +924,10 @@ final class ConsistentHashingPlacer implements Placer {
     }
     for (int i = 0; i < c; i++) {
       int id = members.get(i).id();
-      long load = loads[id] - oversizeLoad[id];
-      placedHigh[id] = Math.max(caps[id], load);
-      placedLow[id] = Math.min(floors[id], load);
+      capsThen[id] = caps[id];
+      floorsThen[id] = floors[id];
     }
+    largestCapThen = largestCap;
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       Member m = byId[chosen[i]];
@@ -869,7 +949,8 @@ final class ConsistentHashingPlacer implements Placer {
    * are the tokens. Sums the cost offered to each collector, with what it already holds. Skips
    * the targets already placed (distance -1).
    */
-  private void proposeToOwners(Assignment assignment, int n, Members members) {
+  private void proposeToOwners(Assignment assignment, int n, Members members,
+      boolean recordArcs) {
     if (offered.length < byId.length) {
       offered = new long[byId.length];
       offeredCount = new int[byId.length];

@@ -205,6 +205,70 @@ class ConsistentHashingCostTest {
   }
 
   /**
+   * The churn rule from both sides when one collector's own targets do not change: every other
+   * collector's grow 30% lighter, which leaves the busiest collector at about 1.6 of its share,
+   * or 40% heavier, which leaves the lightest at about 0.6. Either is past the slack, so the
+   * placement is redone with the current costs: the band holds, and it is the placement a fresh
+   * allocator makes (the rule before compared with the costs' old bound and missed both).
+   */
+  @Test
+  void aCollectorThatTheOthersDriftPushesOutOfTheBandIsRePlaced() {
+    for (double factor : new double[] {0.7, 1.4}) {
+      List<Target> ts = paretoCosts(targets(20_000, 6), 5);
+      Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+      a.setCollectors(Fixtures.collectors(200));
+      a.setTargets(ts);
+      Allocation before = a.snapshot();
+      String kept = null;
+      for (Collector c : before.collectors()) {
+        if (kept == null || (factor < 1 ? before.costOf(c.name()) > before.costOf(kept)
+            : before.costOf(c.name()) < before.costOf(kept))) {
+          kept = c.name();
+        }
+      }
+      List<Target> drifted = new ArrayList<>();
+      for (Target t : ts) {
+        boolean there = kept.equals(before.collectorOf(t).orElseThrow());
+        drifted.add(there ? t : t.withCost(Math.max(1, Math.round(t.cost() * factor))));
+      }
+      a.setTargets(drifted);
+      assertComplete(a, drifted);
+      assertWithinShare(a.snapshot(), 0.15);
+      Allocator fresh = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+      fresh.setCollectors(Fixtures.collectors(200));
+      fresh.setTargets(drifted);
+      assertEquals(assignment(fresh.snapshot()), assignment(a.snapshot()), "factor " + factor);
+    }
+  }
+
+  /**
+   * A target costlier than every cap holds a third of the cost: it is placed alone, and the other
+   * collectors share the rest within the band (their floors are of the rest, not of the whole).
+   */
+  @Test
+  void anOversizeTargetLeavesTheOthersWithinTheBandOfTheRest() {
+    List<Target> ts = new ArrayList<>(paretoCosts(targets(20_000, 6), 5));
+    long rest = ts.stream().mapToLong(Target::cost).sum();
+    Target whale = Target.of("ksm", "kube-state-metrics:8080").withCost(rest / 2);
+    ts.add(whale);
+    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    a.setCollectors(Fixtures.collectors(200));
+    a.setTargets(ts);
+    assertComplete(a, ts);
+    Allocation s = a.snapshot();
+    String home = s.collectorOf(whale).orElseThrow();
+    assertEquals(1, s.targetCount(home), "the oversize target is alone");
+    double share = rest / 199.0;
+    for (Collector c : s.collectors()) {
+      if (!c.name().equals(home)) {
+        long cost = s.costOf(c.name());
+        assertTrue(cost >= Math.floor(0.85 * share) && cost <= Math.ceil(1.15 * share),
+            () -> c.name() + " carries " + cost / share + " of its share of the rest");
+      }
+    }
+  }
+
+  /**
    * Every collector's cost within {@code tolerance} of its capacity share, both ways, rounded as
    * the bound is: at most {@code ceil((1 + tolerance) * share)}, at least {@code floor((1 -
    * tolerance) * share)} (for counts one target of rounding; for costs nothing to speak of).
