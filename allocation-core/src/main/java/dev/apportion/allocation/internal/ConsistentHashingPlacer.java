@@ -291,16 +291,43 @@ final class ConsistentHashingPlacer implements Placer {
     }
     // A target costlier than every cap is placed alone wherever it fits best and keeps its
     // collector above the bound for good: it does not count, or one such target would turn
-    // every drift into a re-placement. Beside the current costs, the costs of the last
-    // placement on the current owners (which the engine's limits may have changed).
+    // every drift into a re-placement. In a weighted placement the others' bounds are those of
+    // the rest (as in place(), set aside until none is left).
     if (placedLoad.length < byId.length) {
       placedLoad = new long[byId.length];
       oversizeHeld = new boolean[byId.length];
     }
+    long limit = largestCap;
+    while (true) {
+      Arrays.fill(oversizeHeld, false);
+      long oversizeTotal = 0;
+      int oversizeCount = 0;
+      for (int i = 0; i < n; i++) {
+        int slot = assignment.slotAt(i);
+        long c = assignment.cost(slot);
+        if (c > limit) {
+          Member owner = assignment.ownerOf(slot);
+          if (owner != null && owner.id() < oversizeHeld.length) {
+            oversizeHeld[owner.id()] = true;
+          }
+          oversizeTotal += c;
+          oversizeCount++;
+        }
+      }
+      if (oversizeCount == 0 || !(weighted && twoSided)) {
+        break;
+      }
+      boundsWithoutOversize(members, total, n, oversizeTotal, oversizeCount, oversizeHeld);
+      long next = largestCapOfOthers(members, oversizeHeld);
+      if (next >= limit) {
+        break;
+      }
+      limit = next;
+    }
+    // Beside the current costs, the costs of the last placement on the current owners (which
+    // the engine's limits may have changed).
     Arrays.fill(placedLoad, 0);
-    Arrays.fill(oversizeHeld, false);
-    long oversizeTotal = 0;
-    int oversizeCount = 0;
+    boolean becameOversize = false;
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
       long c = assignment.cost(slot);
@@ -309,34 +336,36 @@ final class ConsistentHashingPlacer implements Placer {
         continue;
       }
       int id = owner.id();
-      if (c <= largestCap) {
-        current[id] += c;
-      } else {
-        oversizeHeld[id] = true;
-        oversizeTotal += c;
-        oversizeCount++;
-      }
       boolean known = slot < placedKnown.length && placedKnown[slot]
           && placedHash[slot] == assignment.hash(slot);
       long then = known ? placedCost[slot] : c;
+      if (c <= limit) {
+        current[id] += c;
+      } else if (then <= largestCapThen) {
+        // Costlier than every cap now, not when it was placed: it shares its collector.
+        becameOversize = true;
+      }
       if (then <= largestCapThen) {
         placedLoad[id] += then;
       }
     }
-    if (weighted && twoSided && oversizeTotal > 0) {
-      boundsWithoutOversize(members, total, n, oversizeTotal, oversizeCount, oversizeHeld);
+    if (becameOversize) {
+      return true;
     }
     for (int i = 0; i < members.size(); i++) {
       int id = members.get(i).id();
       // Measured from the bound, or, for a collector the last placement could not keep within
       // its bound then (a floor no nearby target could fill, a limit that took targets off),
-      // from where it left it: else every drift would re-place. Only the placement's own miss
-      // counts, so a collector the other collectors' drift pushed out of the band is caught.
+      // from where it left it, scaled as its bound moved since: else every drift would
+      // re-place. Only the placement's own miss counts, so a collector the other collectors'
+      // drift pushes out of the band is caught either way.
       long then = placedLoad[id];
       boolean missedHigh = id < capsThen.length && then > capsThen[id];
       boolean missedLow = id < floorsThen.length && then < floorsThen[id];
-      long high = missedHigh ? Math.max(caps[id], then) : caps[id];
-      long low = missedLow ? Math.min(floors[id], then) : floors[id];
+      double high = missedHigh
+          ? Math.max((double) caps[id], (double) then * caps[id] / capsThen[id]) : caps[id];
+      double low = missedLow
+          ? Math.min((double) floors[id], (double) then * floors[id] / floorsThen[id]) : floors[id];
       if (current[id] > high * (1 + COST_SLACK) || current[id] < low * (1 - COST_SLACK)) {
         return true;
       }
@@ -418,7 +447,7 @@ final class ConsistentHashingPlacer implements Placer {
    * them nearest first. Linear in the targets and tokens, plus at most {@code 16 n / c + 256}
    * heap steps per collector below its floor in each of the two passes.
    */
-  private void fillFloors(Members members, int n, long largestCap) {
+  private void fillFloors(Members members, int n) {
     int c = members.size();
     if (needy.length < byId.length) {
       needy = new boolean[byId.length];
@@ -498,7 +527,7 @@ final class ConsistentHashingPlacer implements Placer {
       for (int i = 0; i < c; i++) {
         int y = members.get(i).id();
         if (needy[y] && loads[y] < floors[y]) {
-          pull(y, n, budget, pass == 0, largestCap);
+          pull(y, n, budget, pass == 0);
         }
       }
     }
@@ -510,7 +539,7 @@ final class ConsistentHashingPlacer implements Placer {
    * the middle of its band before the floor phase), until it reaches its floor or has looked at
    * {@code budget} targets.
    */
-  private void pull(int y, int n, int budget, boolean richOnly, long largestCap) {
+  private void pull(int y, int n, int budget, boolean richOnly) {
     int from = streamStart[y];
     int to = streamEnd[y];
     if (heap.length < to - from) {
@@ -532,7 +561,7 @@ final class ConsistentHashingPlacer implements Placer {
       int t = streamCursor[s];
       int d = chosen[t];
       long ct = cost[t];
-      if (d != y && ct <= largestCap && loads[d] - ct >= floors[d] && (!richOnly || rich[d])
+      if (d != y && distance[t] != -1 && loads[d] - ct >= floors[d] && (!richOnly || rich[d])
           && room(y, ct)) {
         loads[d] -= ct;
         counts[d]--;
@@ -774,7 +803,8 @@ final class ConsistentHashingPlacer implements Placer {
    * shared, so the other collectors' caps and floors are those of the rest of the cost on the
    * rest of the collectors (else the caps would let them carry far more than their share of what
    * can be shared, and the floors would ask for more than there is), and the floor of a collector
-   * holding one is 0. Caps only shrink, so no other target becomes oversize.
+   * holding one is 0. Caps only shrink, so another target may now cost more than every cap:
+   * the callers set aside again until none does.
    */
   private void boundsWithoutOversize(Members members, long total, int n, long oversizeTotal,
       int oversizeCount, boolean[] holds) {
@@ -801,6 +831,18 @@ final class ConsistentHashingPlacer implements Placer {
           m.capacity(), capacity, members.uniformCapacity(), granule));
       floors[id] = Math.min(caps[id], memberFloor(costLoadFactor, rest, m.capacity(), capacity));
     }
+  }
+
+  /** The largest cap of the members holding no target set aside; 0 when every one holds one. */
+  private long largestCapOfOthers(Members members, boolean[] holds) {
+    long largest = 0;
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      if (!holds[id]) {
+        largest = Math.max(largest, caps[id]);
+      }
+    }
+    return largest;
   }
 
   /** Whether one more target of {@code targetCost} fits under member {@code id}'s caps. */
@@ -851,17 +893,25 @@ final class ConsistentHashingPlacer implements Placer {
     Arrays.fill(oversizeLoad, 0);
     for (int i = 0; i < n; i++) {
       distance[i] = 0;
-      if (cost[i] > largestCap) {
-        chosen[i] = fitsBest(members, cost[i]);
-        take(chosen[i], cost[i]);
-        oversizeLoad[chosen[i]] += cost[i];
-        distance[i] = -1;
-        oversize++;
-      }
     }
-    lastOversize = oversize;
-    lastLargestCap = largestCap;
-    if (weighted && twoSided && oversize > 0) {
+    // Set aside until none is left: the others' bounds are then those of the rest, which can
+    // make another target costlier than every cap.
+    long limit = largestCap;
+    while (true) {
+      int found = 0;
+      for (int i = 0; i < n; i++) {
+        if (distance[i] != -1 && cost[i] > limit) {
+          chosen[i] = fitsBest(members, cost[i]);
+          take(chosen[i], cost[i]);
+          oversizeLoad[chosen[i]] += cost[i];
+          distance[i] = -1;
+          found++;
+        }
+      }
+      oversize += found;
+      if (found == 0 || !(weighted && twoSided)) {
+        break;
+      }
       if (oversizeHeld.length < byId.length) {
         placedLoad = new long[byId.length];
         oversizeHeld = new boolean[byId.length];
@@ -873,7 +923,15 @@ final class ConsistentHashingPlacer implements Placer {
         oversizeTotal += oversizeLoad[id];
       }
       boundsWithoutOversize(members, total, n, oversizeTotal, oversize, oversizeHeld);
+      long next = largestCapOfOthers(members, oversizeHeld);
+      if (next >= limit) {
+        break;
+      }
+      limit = next;
     }
+    largestCap = limit;
+    lastOversize = oversize;
+    lastLargestCap = largestCap;
     proposeToOwners(assignment, n, members, weighted && twoSided && c > 1);
     int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(byId.length - 1));
     int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
@@ -920,7 +978,7 @@ final class ConsistentHashingPlacer implements Placer {
     }
     pending.clear();
     if (weighted && twoSided && c > 1) {
-      fillFloors(members, n, largestCap);
+      fillFloors(members, n);
     }
     for (int i = 0; i < c; i++) {
       int id = members.get(i).id();

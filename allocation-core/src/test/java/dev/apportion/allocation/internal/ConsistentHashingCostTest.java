@@ -268,6 +268,46 @@ class ConsistentHashingCostTest {
     }
   }
 
+  /** A target whose cost grows past every cap while it shares a collector is set aside. */
+  @Test
+  void aTargetThatGrowsCostlierThanEveryCapIsSetAside() {
+    List<Target> ts = new ArrayList<>(paretoCosts(targets(20_000, 6), 5));
+    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    a.setCollectors(Fixtures.collectors(200));
+    a.setTargets(ts);
+    long rest = ts.stream().mapToLong(Target::cost).sum();
+    Target grown = ts.get(123).withCost(rest / 2);
+    ts.set(123, grown);
+    a.setTargets(ts);
+    assertComplete(a, ts);
+    Allocation s = a.snapshot();
+    assertEquals(1, s.targetCount(s.collectorOf(grown).orElseThrow()), "it is alone");
+  }
+
+  /**
+   * A collector the placement itself leaves below its floor (here a per-collector limit of 105
+   * targets keeps collectors of light targets from reaching it) does not turn small drifts into
+   * re-placements: the churn rule measures it from where the placement left it.
+   */
+  @Test
+  void aCollectorLeftBelowItsFloorByALimitKeepsTheHysteresis() {
+    List<Target> ts = paretoCosts(targets(20_000, 6), 5);
+    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).maxTargetsPerCollector(105)
+        .build();
+    a.setCollectors(Fixtures.collectors(200));
+    a.setTargets(ts);
+    Allocation placed = a.snapshot();
+    double share = ts.stream().mapToLong(Target::cost).sum() / 200.0;
+    assertTrue(placed.collectors().stream().anyMatch(c -> placed.costOf(c.name()) < 0.85 * share),
+        "the limit leaves some collector below its floor");
+    Map<Target, String> before = assignment(placed);
+    for (int round = 0; round < 5; round++) {
+      ts = Fixtures.drift(ts, 0.02, 700 + round);
+      a.setTargets(ts);
+    }
+    assertEquals(0, Fixtures.moved(before, assignment(a.snapshot())), "five 2% drifts");
+  }
+
   /**
    * Every collector's cost within {@code tolerance} of its capacity share, both ways, rounded as
    * the bound is: at most {@code ceil((1 + tolerance) * share)}, at least {@code floor((1 -
