@@ -3,6 +3,7 @@ package dev.apportion.bench.movement;
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.testkit.Movement;
+import dev.apportion.bench.sim.CostInputs;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -71,6 +72,12 @@ public final class MovementCommand implements Callable<Integer> {
       description = "Sweep the collector count from PERCENT below to PERCENT above, one "
           + "collector at a time; 0 for no sweep. Default: ${DEFAULT-VALUE}.")
   double sweepPercent;
+
+  @Option(names = "--costs", paramLabel = "KIND", defaultValue = "unit",
+      description = "unit: every target costs 1 (balance by count); pareto: the simulator's "
+          + "heavy-tailed costs (Pareto from 50 to 5000, shape 1.2), so peak/mean and min/mean "
+          + "are of cost and consistent-hashing keeps its cost band. Default: ${DEFAULT-VALUE}.")
+  String costs;
 
   @Option(names = "--plot", paramLabel = "DIR",
       description = "Write frontier.png and sweep.png to this directory.")
@@ -160,30 +167,41 @@ public final class MovementCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--load-factor must be above 1: " + f);
       }
     }
+    if (!costs.equals("unit") && !costs.equals("pareto")) {
+      throw new IllegalArgumentException("--costs must be unit or pareto: " + costs);
+    }
+    long[] paretoCosts = costs.equals("pareto") ? CostInputs.paretoCosts(targets, 1) : null;
     int from = (int) Math.round(collectors * (1 - sweepPercent / 100));
     int to = (int) Math.round(collectors * (1 + sweepPercent / 100));
     List<Row> rows = new ArrayList<>();
-    out.printf(Locale.ROOT, "%d targets on %d collectors; sweep %d to %d collectors%n%n",
-        targets, collectors, from, to);
-    out.printf(Locale.ROOT, "%-26s %9s %5s %10s %10s %16s %12s%n", "strategy", "peak/mean",
-        "idle", "removals", "additions", "worst sweep step", "replace 1%");
+    out.printf(Locale.ROOT, "%d targets on %d collectors%s; sweep %d to %d collectors%n%n",
+        targets, collectors, paretoCosts == null ? "" : ", heavy-tailed costs", from, to);
+    out.printf(Locale.ROOT, "%-26s %9s %9s %5s %10s %10s %16s %12s%n", "strategy", "peak/mean",
+        "min/mean", "idle", "removals", "additions", "worst sweep step", "replace 1%");
     for (String s : which) {
       boolean takesFactor = s.equals(Allocators.CONSISTENT_HASHING);
       for (double f : takesFactor ? factors : List.of(Double.NaN)) {
         Supplier<Allocator> factory = takesFactor
             ? () -> Allocators.builder(s).loadFactor(f).warnWhenMovedShareExceeds(1.0).build()
             : () -> Allocators.builder(s).warnWhenMovedShareExceeds(1.0).build();
-        Movement.Figures fig = new Movement(factory, targets, collectors).measure(from, to);
+        Movement movement = new Movement(factory, targets, collectors);
+        if (paretoCosts != null) {
+          movement = movement.withCosts(i -> paretoCosts[i]);
+        }
+        Movement.Figures fig = movement.measure(from, to);
         String label = takesFactor ? String.format(Locale.ROOT, "%s %.2f", s, f) : s;
         rows.add(Row.of(label, fig));
         Movement.SweepStep w = fig.worstSweepStep();
-        out.printf(Locale.ROOT, "%-26s %9.3f %5d %9.3fx %9.3fx %16s %11.3f%%%n", label,
-            fig.peakToMean(), fig.idle(), fig.removalRatio(), fig.additionRatio(),
+        out.printf(Locale.ROOT, "%-26s %9.3f %9.3f %5d %9.3fx %9.3fx %16s %11.3f%%%n", label,
+            fig.peakToMean(), fig.minToMean(), fig.idle(), fig.removalRatio(),
+            fig.additionRatio(),
             w == null ? "n/a" : String.format(Locale.ROOT, "%.2fx at %d", w.ratio(),
                 w.collectors()), 100.0 * fig.replacedOthersMoved() / (targets - targets / 100));
       }
     }
     out.println();
+    out.println("peak/mean, min/mean: the busiest and the lightest collector's targets (with "
+        + "--costs pareto, cost) over the mean, after the first placement.");
     out.println("removals, additions: ten single changes from the placed state, moves summed over "
         + "their minimum (what the removed collector held; targets/(collectors+1)).");
     out.println("worst sweep step: the single change of the sweep that moved most over its "

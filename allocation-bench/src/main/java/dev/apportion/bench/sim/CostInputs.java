@@ -193,15 +193,31 @@ public final class CostInputs {
    * @return the cluster with costs
    */
   public static Cluster pareto(Cluster cluster, long seed) {
-    Random r = new Random(seed ^ 0x5DEECE66DL * 31);
+    long[] costs = paretoCosts(cluster.targets().size(), seed);
     List<Target> out = new ArrayList<>(cluster.targets().size());
-    for (Target t : cluster.targets()) {
-      double u = 1.0 - r.nextDouble();
-      long c = Math.min(PARETO_MAX,
-          (long) Math.floor(PARETO_SCALE / Math.pow(u, 1 / PARETO_SHAPE)));
-      out.add(t.withCost(c));
+    for (int i = 0; i < costs.length; i++) {
+      out.add(cluster.targets().get(i).withCost(costs[i]));
     }
     return cluster.with(cluster.collectors(), out);
+  }
+
+  /**
+   * {@code n} heavy-tailed costs, the ones {@link #pareto} attaches to a cluster of {@code n}
+   * targets with the same seed.
+   *
+   * @param n how many
+   * @param seed the seed
+   * @return the costs, each from {@value #PARETO_SCALE} to {@value #PARETO_MAX}
+   */
+  public static long[] paretoCosts(int n, long seed) {
+    Random r = new Random(seed ^ 0x5DEECE66DL * 31);
+    long[] out = new long[n];
+    for (int i = 0; i < n; i++) {
+      double u = 1.0 - r.nextDouble();
+      out[i] = Math.min(PARETO_MAX,
+          (long) Math.floor(PARETO_SCALE / Math.pow(u, 1 / PARETO_SHAPE)));
+    }
+    return out;
   }
 
   /**

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntToLongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -26,6 +27,10 @@ import java.util.function.Supplier;
  * and, optionally, sweeps the collector count one at a time over a range, recording each single
  * change's moves against its minimum ({@code targets / count} for the count reached).
  *
+ * <p>{@link #withCosts} attaches a cost to every target (the same to a target's replacement), so
+ * the same changes measure a strategy that balances cost: the balance figures are then of cost,
+ * the moves still of targets.
+ *
  * <p>Engine-agnostic: it drives any {@link Allocator} through its public calls. Not thread-safe;
  * each call builds its own allocators and blocks until done. The cluster is fixed (target and
  * collector names are generated the same way every time), so a deterministic allocator gives the
@@ -35,6 +40,8 @@ public final class Movement {
   private final Supplier<Allocator> factory;
   private final int targets;
   private final int collectors;
+  /** The cost of target {@code i}, or null for none (every target costs 1). */
+  private final IntToLongFunction cost;
 
   /**
    * A measurement.
@@ -52,6 +59,28 @@ public final class Movement {
     }
     this.targets = targets;
     this.collectors = collectors;
+    this.cost = null;
+  }
+
+  private Movement(Movement m, IntToLongFunction cost) {
+    this.factory = m.factory;
+    this.targets = m.targets;
+    this.collectors = m.collectors;
+    this.cost = cost;
+  }
+
+  /**
+   * The same measurement with a cost on every target: target {@code i} of the generated cluster,
+   * and the target that replaces it, cost {@code cost.applyAsLong(i)}. The balance figures
+   * ({@link Figures#peakToMean()}, {@link Figures#minToMean()}) are then of cost; moves are
+   * still counted in targets, against the same minimums.
+   *
+   * @param cost the cost of the {@code i}-th target, non-negative
+   * @return a new measurement; this one is unchanged
+   * @throws NullPointerException if {@code cost} is null
+   */
+  public Movement withCosts(IntToLongFunction cost) {
+    return new Movement(this, Objects.requireNonNull(cost, "cost"));
   }
 
   /**
@@ -75,7 +104,8 @@ public final class Movement {
   /**
    * What was measured.
    *
-   * @param peakToMean the busiest collector's targets over the mean, after the first placement
+   * @param peakToMean the busiest collector's targets over the mean (with {@link #withCosts},
+   *     its cost over the mean cost), after the first placement
    * @param idle collectors left without a target after the first placement
    * @param removalsMoved targets moved by the ten single removals, summed
    * @param removalsMinimum what the ten removed collectors held, summed
@@ -83,9 +113,12 @@ public final class Movement {
    * @param additionsMinimum {@code 10 * (targets / (collectors + 1))}
    * @param replacedOthersMoved targets not replaced that moved when 1% were replaced
    * @param sweep the sweep's changes in order, empty without a sweep
+   * @param minToMean the lightest collector's targets (or cost) over the mean, after the first
+   *     placement
    */
   public record Figures(double peakToMean, int idle, int removalsMoved, int removalsMinimum,
-      int additionsMoved, int additionsMinimum, int replacedOthersMoved, List<SweepStep> sweep) {
+      int additionsMoved, int additionsMinimum, int replacedOthersMoved, List<SweepStep> sweep,
+      double minToMean) {
     /**
      * Copies the sweep.
      *
@@ -97,9 +130,30 @@ public final class Movement {
      * @param additionsMinimum see the record
      * @param replacedOthersMoved see the record
      * @param sweep see the record
+     * @param minToMean see the record
      */
     public Figures {
       sweep = List.copyOf(sweep);
+    }
+
+    /**
+     * Figures without the lightest collector's ({@link #minToMean()} is NaN), as before it was
+     * measured.
+     *
+     * @param peakToMean see the record
+     * @param idle see the record
+     * @param removalsMoved see the record
+     * @param removalsMinimum see the record
+     * @param additionsMoved see the record
+     * @param additionsMinimum see the record
+     * @param replacedOthersMoved see the record
+     * @param sweep see the record
+     */
+    public Figures(double peakToMean, int idle, int removalsMoved, int removalsMinimum,
+        int additionsMoved, int additionsMinimum, int replacedOthersMoved,
+        List<SweepStep> sweep) {
+      this(peakToMean, idle, removalsMoved, removalsMinimum, additionsMoved, additionsMinimum,
+          replacedOthersMoved, sweep, Double.NaN);
     }
 
     /**
@@ -138,9 +192,9 @@ public final class Movement {
     @Override
     public String toString() {
       SweepStep w = worstSweepStep();
-      return String.format(Locale.ROOT, "peak/mean %.3f, idle %d, removals %d/%d = %.3fx,"
-          + " additions %d/%d = %.3fx, worst sweep step %s, replacing 1%%: %d others moved",
-          peakToMean, idle, removalsMoved, removalsMinimum, removalRatio(), additionsMoved,
+      return String.format(Locale.ROOT, "peak/mean %.3f, min/mean %.3f, idle %d, removals %d/%d"
+          + " = %.3fx, additions %d/%d = %.3fx, worst sweep step %s, replacing 1%%: %d others"
+          + " moved", peakToMean, minToMean, idle, removalsMoved, removalsMinimum, removalRatio(), additionsMoved,
           additionsMinimum, additionRatio(), w == null ? "n/a"
               : String.format(Locale.ROOT, "%.2fx (to %d collectors)", w.ratio(),
                   w.collectors()), replacedOthersMoved);
@@ -187,21 +241,28 @@ public final class Movement {
    * @return the figures
    */
   public Figures measure(int sweepFrom, int sweepTo) {
-    List<Target> ts = targets(targets, 0);
+    List<Target> ts = costed(targets(targets, 0));
     List<Collector> cs = collectors(collectors);
     Allocator a = factory.get();
     a.setTargets(ts);
     a.setCollectors(cs);
     Allocation placed = a.snapshot();
     String[] base = owners(placed, ts);
-    int peak = 0;
+    long peak = 0;
+    long least = Long.MAX_VALUE;
+    long sum = 0;
     int idle = 0;
     for (Collector c : cs) {
       int n = placed.targetCount(c.name());
-      peak = Math.max(peak, n);
+      long load = cost == null ? n : placed.costOf(c.name());
+      peak = Math.max(peak, load);
+      least = Math.min(least, load);
+      sum += load;
       idle += n == 0 ? 1 : 0;
     }
-    double peakToMean = peak / ((double) targets / collectors);
+    double mean = (double) sum / collectors;
+    double peakToMean = peak / mean;
+    double minToMean = least / mean;
 
     int removalsMoved = 0;
     int removalsMinimum = 0;
@@ -237,7 +298,7 @@ public final class Movement {
       a.setCollectors(cs);
     }
 
-    List<Target> fresh = targets(targets, 1);
+    List<Target> fresh = costed(targets(targets, 1));
     List<Target> replaced = new ArrayList<>(ts);
     for (int i = 0; i < targets; i += 100) {
       replaced.set(i, fresh.get(i));
@@ -251,7 +312,19 @@ public final class Movement {
       }
     }
     return new Figures(peakToMean, idle, removalsMoved, removalsMinimum, additionsMoved,
-        additionsMinimum, others, sweep);
+        additionsMinimum, others, sweep, minToMean);
+  }
+
+  /** The targets with their costs attached, when {@link #withCosts} gave them. */
+  private List<Target> costed(List<Target> ts) {
+    if (cost == null) {
+      return ts;
+    }
+    List<Target> out = new ArrayList<>(ts.size());
+    for (int i = 0; i < ts.size(); i++) {
+      out.add(ts.get(i).withCost(cost.applyAsLong(i)));
+    }
+    return out;
   }
 
   private static String[] owners(Allocation a, List<Target> ts) {
