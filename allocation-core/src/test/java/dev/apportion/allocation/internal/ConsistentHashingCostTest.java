@@ -69,41 +69,27 @@ class ConsistentHashingCostTest {
   @Test
   void byDefaultEveryCollectorsCostIsWithinFifteenPercentOfItsShare() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 5);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(ts);
-    assertComplete(a, ts);
-    assertWithinShare(a.snapshot(), 0.15);
+    assertPlacedWithinTheBand(Fixtures.collectors(200), ts);
   }
 
   @Test
   void byDefaultWithCapacitiesOneTwoAndFourEachCollectorIsWithinFifteenPercentOfItsShare() {
     List<Target> ts = paretoCosts(targets(30_000, 6), 2);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(CostCapacityTest.mixed(99));
-    a.setTargets(ts);
-    assertComplete(a, ts);
-    assertWithinShare(a.snapshot(), 0.15);
+    assertPlacedWithinTheBand(CostCapacityTest.mixed(99), ts);
   }
 
   /** Unit costs on mixed capacities are a weighted placement too: counts within 15% of share. */
   @Test
   void mixedCapacitiesWithoutCostsKeepCountsWithinFifteenPercentOfTheirShare() {
     List<Target> ts = targets(30_000, 6);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(CostCapacityTest.mixed(99));
-    a.setTargets(ts);
-    assertComplete(a, ts);
-    assertWithinShare(a.snapshot(), 0.15);
+    assertPlacedWithinTheBand(CostCapacityTest.mixed(99), ts);
   }
 
   @Test
   void theBandHoldsAfterACollectorLeavesAndAnotherJoins() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 7);
     List<Collector> cs = new ArrayList<>(Fixtures.collectors(200));
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(cs);
-    a.setTargets(ts);
+    Allocator a = placed(cs, ts);
     cs.remove(57);
     a.setCollectors(cs);
     assertComplete(a, ts);
@@ -121,9 +107,7 @@ class ConsistentHashingCostTest {
   @Test
   void countBasedBalancingOfTheSameTargetsLeavesTheCostFarOutsideTheBand() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 5);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(targets(20_000, 6));
+    Allocator a = placed(Fixtures.collectors(200), targets(20_000, 6));
     Map<String, Long> cost = new HashMap<>();
     Allocation s = a.snapshot();
     for (Target t : ts) {
@@ -189,9 +173,7 @@ class ConsistentHashingCostTest {
   @Test
   void aCollectorWhoseTargetsGrowLighterIsFilledAgain() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 5);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(ts);
+    Allocator a = placed(Fixtures.collectors(200), ts);
     Allocation before = a.snapshot();
     String light = Fixtures.collectors(200).get(17).name();
     List<Target> drifted = new ArrayList<>();
@@ -215,9 +197,7 @@ class ConsistentHashingCostTest {
   void aCollectorThatTheOthersDriftPushesOutOfTheBandIsRePlaced() {
     for (double factor : new double[] {0.7, 1.4}) {
       List<Target> ts = paretoCosts(targets(20_000, 6), 5);
-      Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-      a.setCollectors(Fixtures.collectors(200));
-      a.setTargets(ts);
+      Allocator a = placed(Fixtures.collectors(200), ts);
       Allocation before = a.snapshot();
       String kept = null;
       for (Collector c : before.collectors()) {
@@ -251,9 +231,7 @@ class ConsistentHashingCostTest {
     long rest = ts.stream().mapToLong(Target::cost).sum();
     Target whale = Target.of("ksm", "kube-state-metrics:8080").withCost(rest / 2);
     ts.add(whale);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(ts);
+    Allocator a = placed(Fixtures.collectors(200), ts);
     assertComplete(a, ts);
     Allocation s = a.snapshot();
     String home = s.collectorOf(whale).orElseThrow();
@@ -272,9 +250,7 @@ class ConsistentHashingCostTest {
   @Test
   void aTargetThatGrowsCostlierThanEveryCapIsSetAside() {
     List<Target> ts = new ArrayList<>(paretoCosts(targets(20_000, 6), 5));
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(ts);
+    Allocator a = placed(Fixtures.collectors(200), ts);
     long rest = ts.stream().mapToLong(Target::cost).sum();
     Target grown = ts.get(123).withCost(rest / 2);
     ts.set(123, grown);
@@ -313,6 +289,21 @@ class ConsistentHashingCostTest {
    * the bound is: at most {@code ceil((1 + tolerance) * share)}, at least {@code floor((1 -
    * tolerance) * share)} (for counts one target of rounding; for costs nothing to speak of).
    */
+  /** A default {@code consistent-hashing} allocator with these collectors and targets placed. */
+  private static Allocator placed(List<Collector> cs, List<Target> ts) {
+    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    a.setCollectors(cs);
+    a.setTargets(ts);
+    return a;
+  }
+
+  /** Places {@code ts} on {@code cs} by default and asserts every collector within ±15%. */
+  private static void assertPlacedWithinTheBand(List<Collector> cs, List<Target> ts) {
+    Allocator a = placed(cs, ts);
+    assertComplete(a, ts);
+    assertWithinShare(a.snapshot(), 0.15);
+  }
+
   private static void assertWithinShare(Allocation s, double tolerance) {
     double totalCap = 0;
     long totalCost = 0;
@@ -332,9 +323,7 @@ class ConsistentHashingCostTest {
   @Test
   void aTenPercentDriftMovesAtMostOnePercent() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 3);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-    a.setCollectors(Fixtures.collectors(100));
-    a.setTargets(ts);
+    Allocator a = placed(Fixtures.collectors(100), ts);
     Map<Target, String> before = assignment(a.snapshot());
     for (int round = 0; round < 5; round++) {
       ts = Fixtures.drift(ts, 0.10, 100 + round);
