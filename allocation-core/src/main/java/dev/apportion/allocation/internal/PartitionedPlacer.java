@@ -381,12 +381,18 @@ final class PartitionedPlacer implements Placer {
     }
   }
 
+  /**
+   * Whether {@code b} is the group's member set {@code a}, capacities included: a member keeps
+   * its object when only its capacity changes, and {@code a} holds the capacities it was made
+   * with (without this a capacity change inside a partition never reached its placer).
+   */
   private static boolean same(Members a, List<Member> b) {
     if (a.size() != b.size()) {
       return false;
     }
+    double[] capacities = a.capacities();
     for (int i = 0; i < b.size(); i++) {
-      if (a.get(i) != b.get(i)) {
+      if (a.get(i) != b.get(i) || capacities[i] != b.get(i).capacity()) {
         return false;
       }
     }

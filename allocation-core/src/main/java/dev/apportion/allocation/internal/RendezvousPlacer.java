@@ -60,9 +60,15 @@ final class RendezvousPlacer implements Placer {
     return best;
   }
 
-  /** {@code u}'s 53 bits for a score: non-negative, so signed comparison orders them. */
-  private static long bits(long score) {
-    return score >>> 11;
+  /**
+   * {@code u}'s 53 bits for a score: non-negative, so signed comparison orders them, and in the
+   * order of the scores themselves as signed longs (the unweighted loop's order), so that
+   * collectors of one capacity rank alike whether or not the capacities differ. (Taken from the
+   * unsigned score they ranked a negative score first: a placement then depended on whether a
+   * collector of another capacity had come and gone.)
+   */
+  static long bits(long score) {
+    return (score ^ Long.MIN_VALUE) >>> 11;
   }
 
   /** The weighted score {@code capacity / -ln(u)}: finite and positive. */

@@ -64,8 +64,10 @@ final class RendezvousRing extends MemberTable {
 
   private double weightedScore(int index, long key) {
     long m = HashRings.mix(key ^ hashes[index]);
-    double u = ((m >>> 11) + 0.5) * 0x1.0p-53;
-    return -weights[index] / Math.log(u);
+    // In the signed order of m, as the uniform ring ranks (equal weights then rank alike), and
+    // with StrictMath, so every JVM computes the same owner.
+    double u = (((m ^ Long.MIN_VALUE) >>> 11) + 0.5) * 0x1.0p-53;
+    return -weights[index] / StrictMath.log(u);
   }
 
   @Override

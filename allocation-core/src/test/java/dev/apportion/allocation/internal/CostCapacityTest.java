@@ -211,6 +211,56 @@ class CostCapacityTest {
     assertTrue(after > 1.8 * before, () -> before + " -> " + after);
   }
 
+  /**
+   * Found by the property kit's costs-and-capacities runs: a capacity change of a collector that
+   * keeps its name did not reach the placer of a partition (zone-aware strategies, per-node's
+   * fallback), so the placement depended on the capacities of before.
+   */
+  @Test
+  void aCapacityChangeInsideAPartitionReachesItsPlacer() {
+    List<Target> ts = paretoCosts(targets(3000, 3), 4);
+    List<Collector> before = mixed(12);
+    List<Collector> after = new ArrayList<>();
+    for (Collector c : before) {
+      after.add(c.withCapacity(1));
+    }
+    for (String strategy : List.of(Allocators.PER_NODE, Allocators.CONSISTENT_HASHING)) {
+      Allocators.Builder b = Allocators.builder(strategy);
+      Allocator a = (strategy.equals(Allocators.PER_NODE) ? b : b.zoneAware()).build();
+      a.setCollectors(before);
+      a.setTargets(ts);
+      a.setCollectors(after);
+      Allocators.Builder f = Allocators.builder(strategy);
+      Allocator fresh = (strategy.equals(Allocators.PER_NODE) ? f : f.zoneAware()).build();
+      fresh.setCollectors(after);
+      fresh.setTargets(ts);
+      assertEquals(Fixtures.assignment(fresh.snapshot()), Fixtures.assignment(a.snapshot()),
+          strategy);
+    }
+  }
+
+  /**
+   * Found by the same runs: weighted rendezvous ranked two collectors of one capacity by the
+   * unsigned score, the unweighted loop by the signed one, so a target's owner depended on
+   * whether a collector of another capacity had come and gone.
+   */
+  @Test
+  void weightedRendezvousRanksCollectorsOfOneCapacityAsTheUnweightedLoop() {
+    List<Target> ts = targets(4000, 2);
+    List<Collector> pair = List.of(Collector.of("collector-a").withCapacity(4),
+        Collector.of("collector-b").withCapacity(4));
+    List<Collector> withThird = new ArrayList<>(pair);
+    withThird.add(Collector.of("collector-c"));
+    Allocator a = Allocators.builder(Allocators.RENDEZVOUS).build();
+    a.setCollectors(withThird);
+    a.setTargets(ts);
+    a.setCollectors(pair);
+    Allocator fresh = Allocators.builder(Allocators.RENDEZVOUS).build();
+    fresh.setCollectors(pair);
+    fresh.setTargets(ts);
+    assertEquals(Fixtures.assignment(fresh.snapshot()), Fixtures.assignment(a.snapshot()));
+  }
+
   @Test
   void perNodeFallbackInheritsCostAwareness() {
     // Every target without a node: the whole set is the fallback's pool.

@@ -58,12 +58,15 @@ public final class Generator {
   private final int maxTargets;
   private final int maxSteps;
   private final boolean nodeChurn;
+  private final boolean costs;
 
-  private Generator(int maxNodes, int maxTargets, int maxSteps, boolean nodeChurn) {
+  private Generator(int maxNodes, int maxTargets, int maxSteps, boolean nodeChurn,
+      boolean costs) {
     this.maxNodes = maxNodes;
     this.maxTargets = maxTargets;
     this.maxSteps = maxSteps;
     this.nodeChurn = nodeChurn;
+    this.costs = costs;
   }
 
   /**
@@ -72,7 +75,7 @@ public final class Generator {
    * @return the generator
    */
   public static Generator defaults() {
-    return new Generator(12, 400, 20, true);
+    return new Generator(12, 400, 20, true, false);
   }
 
   /**
@@ -83,7 +86,7 @@ public final class Generator {
    * @throws IllegalArgumentException if {@code max} is below 1
    */
   public Generator maxNodes(int max) {
-    return new Generator(atLeast(1, max, "nodes"), maxTargets, maxSteps, nodeChurn);
+    return new Generator(atLeast(1, max, "nodes"), maxTargets, maxSteps, nodeChurn, costs);
   }
 
   /**
@@ -94,7 +97,7 @@ public final class Generator {
    * @throws IllegalArgumentException if {@code max} is below 1
    */
   public Generator maxTargets(int max) {
-    return new Generator(maxNodes, atLeast(1, max, "targets"), maxSteps, nodeChurn);
+    return new Generator(maxNodes, atLeast(1, max, "targets"), maxSteps, nodeChurn, costs);
   }
 
   /**
@@ -105,7 +108,7 @@ public final class Generator {
    * @throws IllegalArgumentException if {@code max} is below 1
    */
   public Generator maxSteps(int max) {
-    return new Generator(maxNodes, maxTargets, atLeast(1, max, "steps"), nodeChurn);
+    return new Generator(maxNodes, maxTargets, atLeast(1, max, "steps"), nodeChurn, costs);
   }
 
   /**
@@ -118,7 +121,23 @@ public final class Generator {
    * @return a new generator
    */
   public Generator nodeChurn(boolean enabled) {
-    return new Generator(maxNodes, maxTargets, maxSteps, enabled);
+    return new Generator(maxNodes, maxTargets, maxSteps, enabled, costs);
+  }
+
+  /**
+   * Whether targets carry {@linkplain Target#cost() costs} and collectors {@linkplain
+   * Collector#capacity() capacities}. Each new target draws a heavy-tailed cost (mostly 50 to
+   * 5000, sometimes 0, rarely one costlier than a collector's whole share) that it keeps for
+   * life, relabels included; each new collector draws a capacity of 1, 2 or 4. Costs held fixed,
+   * a strategy that reads them must still be a function of the sets. Off by default; with it
+   * off, every scenario is exactly what it was before the option existed.
+   *
+   * @param enabled true for costs and capacities
+   * @return a new generator
+   * @since 0.2.0
+   */
+  public Generator costs(boolean enabled) {
+    return new Generator(maxNodes, maxTargets, maxSteps, nodeChurn, enabled);
   }
 
   private static int atLeast(int min, int value, String what) {
@@ -214,13 +233,19 @@ public final class Generator {
         int p = r.nextInt(10);
         int count = p < 2 ? 0 : p < 8 ? 1 : 2;
         for (int k = 0; k < count; k++) {
-          c.collectors.add(Collector.of(newCollectorName(), node));
+          c.collectors.add(collector(newCollectorName(), node));
         }
       }
       if (r.chance(0.1)) {
-        c.collectors.add(Collector.of(newCollectorName()));
+        c.collectors.add(collector(newCollectorName(), null));
       }
       return c;
+    }
+
+    /** A new collector; with costs, of capacity 1, 2 or 4. */
+    Collector collector(String name, String node) {
+      Collector c = Collector.of(name, node);
+      return costs ? c.withCapacity(1 << r.nextInt(3)) : c;
     }
 
     String newCollectorName() {
@@ -248,7 +273,25 @@ public final class Generator {
       return "10." + (1 + n / 62500) + "." + (n / 250 % 250) + "." + (n % 250);
     }
 
+    /** A new target; with costs, carrying one for life. */
     Target newTarget() {
+      Target t = newUncostedTarget();
+      if (!costs) {
+        return t;
+      }
+      int p = r.nextInt(100);
+      if (p < 2) {
+        return t.withCost(0);
+      }
+      if (p < 3) {
+        return t.withCost(1_000_000);
+      }
+      // Pareto, shape 1.2, from 50 to 5000: a few targets carry much of the cost.
+      double u = (r.nextLong() >>> 11) * 0x1.0p-53;
+      return t.withCost(Math.min(5000, (long) Math.floor(50 / Math.pow(1 - u, 1 / 1.2))));
+    }
+
+    Target newUncostedTarget() {
       int n = serial++;
       int form = r.nextInt(20);
       Map<String, String> labels = new TreeMap<>();
@@ -320,7 +363,8 @@ public final class Generator {
           }
         }
       }
-      return Target.of(t.job(), t.address(), labels);
+      Target relabeled = Target.of(t.job(), t.address(), labels);
+      return t.cost() == 1 ? relabeled : relabeled.withCost(t.cost());
     }
 
     <T> List<T> pick(List<T> from, int max) {
@@ -409,7 +453,7 @@ public final class Generator {
       } else if (op < 52 || declared.isEmpty()) {
         List<Collector> add = new ArrayList<>();
         for (int i = r.chance(0.8) ? 1 : 2; i > 0; i--) {
-          add.add(Collector.of(newCollectorName(), collectorNode(declared)));
+          add.add(collector(newCollectorName(), collectorNode(declared)));
         }
         emit.accept(new Step.AddCollectors(add));
       } else if (op < 64) {
@@ -421,11 +465,11 @@ public final class Generator {
       } else if (op < 73) {
         Collector old = declared.get(r.nextInt(declared.size()));
         emit.accept(new Step.ReplaceCollector(old.name(),
-            Collector.of(newCollectorName(), old.node().orElse(null))));
+            collector(newCollectorName(), old.node().orElse(null))));
       } else if (op < 82) {
         Collector old = declared.get(r.nextInt(declared.size()));
         emit.accept(new Step.AddCollectors(List.of(
-            Collector.of(newCollectorName(), old.node().orElse(null)))));
+            collector(newCollectorName(), old.node().orElse(null)))));
         emit.accept(new Step.RemoveCollectors(List.of(old.name())));
       } else if (op < 88) {
         Collector c = declared.get(r.nextInt(declared.size()));
@@ -439,7 +483,7 @@ public final class Generator {
       } else {
         List<Collector> all = new ArrayList<>();
         for (Collector c : declared) {
-          all.add(Collector.of(newCollectorName(), c.node().orElse(null)));
+          all.add(collector(newCollectorName(), c.node().orElse(null)));
         }
         emit.accept(new Step.SetCollectors(all));
       }

@@ -72,9 +72,10 @@ final class JavaCode {
   }
 
   static String collector(Collector c) {
-    return c.node().isPresent()
+    String of = c.node().isPresent()
         ? "Collector.of(" + string(c.name()) + ", " + string(c.node().get()) + ")"
         : "Collector.of(" + string(c.name()) + ")";
+    return c.capacity() == 1.0 ? of : of + ".withCapacity(" + c.capacity() + ")";
   }
 
   static List<String> collectors(List<Collector> collectors) {
@@ -89,8 +90,9 @@ final class JavaCode {
     StringBuilder sb = new StringBuilder("Target.of(").append(string(t.job())).append(", ")
         .append(string(t.address()));
     Map<String, String> labels = t.labels();
+    String cost = t.cost() == 1 ? "" : ".withCost(" + t.cost() + "L)";
     if (labels.isEmpty()) {
-      return sb.append(')').toString();
+      return sb.append(')').append(cost).toString();
     }
     boolean small = labels.size() <= MAP_OF_LIMIT;
     sb.append(small ? ", Map.of(" : ", Map.ofEntries(");
@@ -107,7 +109,7 @@ final class JavaCode {
             .append(string(e.getValue())).append(')');
       }
     }
-    return sb.append("))").toString();
+    return sb.append("))").append(cost).toString();
   }
 
   static List<String> targets(List<Target> targets) {

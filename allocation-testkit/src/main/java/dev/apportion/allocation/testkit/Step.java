@@ -203,7 +203,11 @@ sealed interface Step permits Step.CollectorStep, Step.TargetStep {
       if (!in.declaredByName().containsKey(name)) {
         return in;
       }
-      return in.withDeclared(next -> next.put(name, Collector.of(name, node)));
+      // A move changes the node only: the collector keeps its capacity and labels.
+      Collector old = in.declaredByName().get(name);
+      Collector moved = Collector.of(name, node).withLabels(old.labels());
+      return in.withDeclared(next -> next.put(name,
+          old.capacity() == 1.0 ? moved : moved.withCapacity(old.capacity())));
     }
 
     @Override

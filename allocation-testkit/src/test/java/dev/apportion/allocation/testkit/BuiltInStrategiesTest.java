@@ -46,6 +46,8 @@ class BuiltInStrategiesTest {
     return null;
   });
 
+  private static final Generator WEIGHTED = Generator.defaults().costs(true);
+
   private static List<Invariant> with(List<Invariant> base, Invariant... more) {
     List<Invariant> out = new ArrayList<>(base);
     out.addAll(List.of(more));
@@ -88,7 +90,25 @@ class BuiltInStrategiesTest {
                     Invariants.determinism(), Invariants.boundedLoad(1.1)))),
         Arguments.of("rendezvous, zone-aware", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("rendezvous", b -> b.zoneAware()).invariants(
-                with(Invariants.forStrategy("rendezvous"), RENDEZVOUS_PLACEMENT))));
+                with(Invariants.forStrategy("rendezvous"), RENDEZVOUS_PLACEMENT))),
+        // Costs and capacities (held fixed per target and collector): the weighted placements,
+        // consistent-hashing's cost band and floor phase included, stay functions of the sets.
+        // Bounded load and bounded movement are of counts, so they do not apply there.
+        Arguments.of("consistent-hashing, costs and capacities", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("consistent-hashing").generator(WEIGHTED)
+                .invariants(with(Invariants.common(), Invariants.allAssigned(),
+                    Invariants.determinism()))),
+        Arguments.of("consistent-hashing, costs and capacities, load factor 1.5",
+            (Supplier<PropertyRunner>) () ->
+                PropertyRunner.forStrategy("consistent-hashing", b -> b.loadFactor(1.5))
+                    .generator(WEIGHTED).invariants(with(Invariants.common(),
+                        Invariants.allAssigned(), Invariants.determinism()))),
+        Arguments.of("per-node, costs and capacities", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("per-node").generator(WEIGHTED)),
+        Arguments.of("least-weighted, costs and capacities", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("least-weighted").generator(WEIGHTED)),
+        Arguments.of("rendezvous, costs and capacities", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("rendezvous").generator(WEIGHTED)));
   }
 
   @ParameterizedTest(name = "{0}")
