@@ -373,11 +373,6 @@ final class ConsistentHashingPlacer implements Placer {
     return false;
   }
 
-  /** The cap for {@code n} targets on {@code c} collectors: {@link AllocatorSpec#boundedLoadCap}. */
-  static int cap(double loadFactor, int n, int c) {
-    return AllocatorSpec.boundedLoadCap(loadFactor, n, c);
-  }
-
   /**
    * One collector's cap, for a total cost {@code total} (the number of targets when no target has
    * a cost): {@code max(ceil(total * share), floor(loadFactor * total * share + u))}, where
@@ -386,7 +381,7 @@ final class ConsistentHashingPlacer implements Placer {
    * 1000 or more (as with real costs) the cap is instead the largest point at or below
    * {@code loadFactor * total * share} of a grid of step {@code granule} (the mean target cost,
    * rounded down to a power of two) shifted by {@code u * granule}, so no load exceeds loadFactor
-   * times its share. Never above {@link #cap} for equal capacities.
+   * times its share. Never above {@link AllocatorSpec#boundedLoadCap} for equal capacities.
    */
   static long memberCap(double loadFactor, long total, int c, long memberHash, double capacity,
       double totalCapacity, boolean uniform, double granule) {

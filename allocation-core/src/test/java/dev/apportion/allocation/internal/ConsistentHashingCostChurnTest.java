@@ -43,11 +43,8 @@ class ConsistentHashingCostChurnTest {
     for (int i = 0; i < 10; i++) {
       kept.add(Fixtures.collectors(100).get(i * 10).name());
     }
-    List<Target> lighter = new ArrayList<>(ts.size());
-    for (Target t : ts) {
-      boolean keep = kept.contains(placed.collectorOf(t).orElseThrow());
-      lighter.add(keep ? t : t.withCost(Math.max(1, t.cost() / 4)));
-    }
+    List<Target> lighter = Fixtures.recost(ts, placed, c -> !kept.contains(c),
+        c -> Math.max(1, c / 4));
     a.setTargets(lighter);
     assertComplete(a, lighter);
     double peak = CostCapacityTest.peakOverMean(a.snapshot());
@@ -113,14 +110,7 @@ class ConsistentHashingCostChurnTest {
     for (Collector c : a.snapshot().collectors()) {
       assertTrue(a.snapshot().targetCount(c.name()) <= 205, c.name());
     }
-    int moved = 0;
-    for (int i = 0; i < 5; i++) {
-      Map<Target, String> before = assignment(a.snapshot());
-      ts.add(Target.of("extra", "extra-" + i + ":80"));
-      a.setTargets(ts);
-      moved += Fixtures.moved(before, assignment(a.snapshot()));
-    }
-    int total = moved;
+    int total = Fixtures.movedByAdditions(a, ts, 5);
     assertTrue(total <= 10, () -> "five single additions moved " + total);
     assertEquals(0, a.snapshot().unassigned().size());
   }

@@ -31,9 +31,7 @@ class ConsistentHashingCostTest {
   @Test
   void heavyTailedCostIsBoundedAtTheLoadFactor() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 1);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(1.15).build();
-    a.setCollectors(Fixtures.collectors(100));
-    a.setTargets(ts);
+    Allocator a = placed(Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(1.15), Fixtures.collectors(100), ts);
     assertComplete(a, ts);
     double peak = CostCapacityTest.peakOverMean(a.snapshot());
     assertTrue(peak <= 1.15, () -> "cost peak/mean " + peak);
@@ -42,9 +40,7 @@ class ConsistentHashingCostTest {
   @Test
   void mixedCapacitiesStayUnderTheirCapacityShareTimesTheLoadFactor() {
     List<Target> ts = paretoCosts(targets(30_000, 6), 2);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(1.15).build();
-    a.setCollectors(CostCapacityTest.mixed(99));
-    a.setTargets(ts);
+    Allocator a = placed(Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(1.15), CostCapacityTest.mixed(99), ts);
     assertComplete(a, ts);
     Allocation s = a.snapshot();
     double totalCap = 0;
@@ -123,9 +119,7 @@ class ConsistentHashingCostTest {
   @Test
   void aGivenLoadFactorSetsTheCostBand() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 5);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(1.3).build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(ts);
+    Allocator a = placed(Allocators.builder(Allocators.CONSISTENT_HASHING).loadFactor(1.3), Fixtures.collectors(200), ts);
     assertComplete(a, ts);
     double error = CostCapacityTest.worstShareError(a.snapshot());
     assertTrue(error <= 0.3 + 1e-9 && error > 0.15, () -> "worst share error " + error);
@@ -176,11 +170,7 @@ class ConsistentHashingCostTest {
     Allocator a = placed(Fixtures.collectors(200), ts);
     Allocation before = a.snapshot();
     String light = Fixtures.collectors(200).get(17).name();
-    List<Target> drifted = new ArrayList<>();
-    for (Target t : ts) {
-      boolean there = light.equals(before.collectorOf(t).orElseThrow());
-      drifted.add(there ? t.withCost(Math.max(1, t.cost() / 4)) : t);
-    }
+    List<Target> drifted = Fixtures.recost(ts, before, light::equals, c -> Math.max(1, c / 4));
     a.setTargets(drifted);
     assertComplete(a, drifted);
     assertWithinShare(a.snapshot(), 0.15);
@@ -206,17 +196,13 @@ class ConsistentHashingCostTest {
           kept = c.name();
         }
       }
-      List<Target> drifted = new ArrayList<>();
-      for (Target t : ts) {
-        boolean there = kept.equals(before.collectorOf(t).orElseThrow());
-        drifted.add(there ? t : t.withCost(Math.max(1, Math.round(t.cost() * factor))));
-      }
+      String unchanged = kept;
+      List<Target> drifted = Fixtures.recost(ts, before, c -> !c.equals(unchanged),
+          c -> Math.max(1, Math.round(c * factor)));
       a.setTargets(drifted);
       assertComplete(a, drifted);
       assertWithinShare(a.snapshot(), 0.15);
-      Allocator fresh = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
-      fresh.setCollectors(Fixtures.collectors(200));
-      fresh.setTargets(drifted);
+      Allocator fresh = placed(Fixtures.collectors(200), drifted);
       assertEquals(assignment(fresh.snapshot()), assignment(a.snapshot()), "factor " + factor);
     }
   }
@@ -268,10 +254,8 @@ class ConsistentHashingCostTest {
   @Test
   void aCollectorLeftBelowItsFloorByALimitKeepsTheHysteresis() {
     List<Target> ts = paretoCosts(targets(20_000, 6), 5);
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).maxTargetsPerCollector(105)
-        .build();
-    a.setCollectors(Fixtures.collectors(200));
-    a.setTargets(ts);
+    Allocator a = placed(Allocators.builder(Allocators.CONSISTENT_HASHING).maxTargetsPerCollector(105)
+        , Fixtures.collectors(200), ts);
     Allocation placed = a.snapshot();
     double share = ts.stream().mapToLong(Target::cost).sum() / 200.0;
     assertTrue(placed.collectors().stream().anyMatch(c -> placed.costOf(c.name()) < 0.85 * share),
@@ -291,7 +275,11 @@ class ConsistentHashingCostTest {
    */
   /** A default {@code consistent-hashing} allocator with these collectors and targets placed. */
   private static Allocator placed(List<Collector> cs, List<Target> ts) {
-    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+    return placed(Allocators.builder(Allocators.CONSISTENT_HASHING), cs, ts);
+  }
+
+  private static Allocator placed(Allocators.Builder b, List<Collector> cs, List<Target> ts) {
+    Allocator a = b.build();
     a.setCollectors(cs);
     a.setTargets(ts);
     return a;

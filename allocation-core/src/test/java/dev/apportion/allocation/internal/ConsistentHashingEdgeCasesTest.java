@@ -116,14 +116,7 @@ class ConsistentHashingEdgeCasesTest {
     a.setCollectors(cs);
     a.setTargets(ts);
     assertComplete(a, ts);
-    int moved = 0;
-    for (int i = 0; i < 5; i++) {
-      Map<Target, String> before = assignment(a.snapshot());
-      ts.add(Target.of("extra", "extra-" + i + ":80"));
-      a.setTargets(ts);
-      moved += Fixtures.moved(before, assignment(a.snapshot()));
-    }
-    int total = moved;
+    int total = Fixtures.movedByAdditions(a, ts, 5);
     assertTrue(total <= 10, () -> "five pool additions moved " + total);
     for (Collector c : cs) {
       assertTrue(a.snapshot().targetCount(c.name()) <= 100, c.name());

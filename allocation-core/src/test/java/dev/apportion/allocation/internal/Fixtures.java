@@ -72,6 +72,35 @@ final class Fixtures {
     return out;
   }
 
+  /**
+   * The targets with a new cost for those whose collector in {@code placed} satisfies
+   * {@code on}, the others unchanged: a drift that only some collectors' targets see.
+   */
+  static List<Target> recost(List<Target> ts, Allocation placed,
+      java.util.function.Predicate<String> on, java.util.function.LongUnaryOperator cost) {
+    List<Target> out = new ArrayList<>(ts.size());
+    for (Target t : ts) {
+      boolean there = on.test(placed.collectorOf(t).orElseThrow());
+      out.add(there ? t.withCost(cost.applyAsLong(t.cost())) : t);
+    }
+    return out;
+  }
+
+  /**
+   * Adds {@code k} new targets to {@code ts} one write at a time and sums the targets each write
+   * moved among the targets placed before it (the added one is not counted).
+   */
+  static int movedByAdditions(Allocator a, List<Target> ts, int k) {
+    int moved = 0;
+    for (int i = 0; i < k; i++) {
+      Map<Target, String> before = assignment(a.snapshot());
+      ts.add(Target.of("extra", "extra-" + i + ":80"));
+      a.setTargets(ts);
+      moved += moved(before, assignment(a.snapshot()));
+    }
+    return moved;
+  }
+
   /** Sum of the costs of the targets each collector holds, by collector name. */
   static Map<String, Long> costByCollector(Allocation a) {
     Map<String, Long> out = new HashMap<>();
