@@ -118,7 +118,7 @@ public final class Target {
   private final String job;
   private final String address;
   /** All labels as name, value, name, value... strictly ascending by name; never written. */
-  private final String[] kv;
+  final String[] kv;
   /** The {@code __meta_*} labels are the pairs {@code [metaFrom, metaTo)} of {@link #kv}. */
   private final int metaFrom;
   private final int metaTo;
@@ -193,15 +193,8 @@ public final class Target {
    *     is empty (label values may be empty)
    */
   public static Target of(String job, String address, Map<String, String> labels) {
-    Objects.requireNonNull(job, "target job must not be null");
-    Objects.requireNonNull(address, "target address must not be null");
+    checkJobAndAddress(job, address);
     Objects.requireNonNull(labels, "target labels must not be null");
-    if (job.isBlank()) {
-      throw new IllegalArgumentException("target job must not be blank: '" + job + "'");
-    }
-    if (address.isBlank()) {
-      throw new IllegalArgumentException("target address must not be blank: '" + address + "'");
-    }
     String[] kv;
     if (labels instanceof LabelMap m) {
       kv = m.coversArray() ? m.kv : Arrays.copyOfRange(m.kv, m.from << 1, m.to << 1);
@@ -209,6 +202,36 @@ public final class Target {
       kv = copy(labels);
     }
     return new Target(job, address, kv);
+  }
+
+  /**
+   * A target of {@code kv}, a new array of valid pairs (names not null nor empty, values not
+   * null) in any order, which the target owns from now on: sorted in place unless ascending
+   * already, a repeated name keeping its last value as {@link #of} does. For {@link
+   * TargetInterner}, which has validated the pairs.
+   */
+  static Target ofLabelArray(String job, String address, String[] kv) {
+    checkJobAndAddress(job, address);
+    int pairs = kv.length >> 1;
+    if (!strictlyAscending(kv, pairs)) {
+      sort(kv, pairs);
+      int kept = dropDuplicates(kv, pairs);
+      if (kept != pairs) {
+        kv = Arrays.copyOf(kv, kept << 1);
+      }
+    }
+    return new Target(job, address, kv.length == 0 ? NO_LABELS : kv);
+  }
+
+  private static void checkJobAndAddress(String job, String address) {
+    Objects.requireNonNull(job, "target job must not be null");
+    Objects.requireNonNull(address, "target address must not be null");
+    if (job.isBlank()) {
+      throw new IllegalArgumentException("target job must not be blank: '" + job + "'");
+    }
+    if (address.isBlank()) {
+      throw new IllegalArgumentException("target address must not be blank: '" + address + "'");
+    }
   }
 
   /**

@@ -1,0 +1,380 @@
+package dev.apportion.allocation;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/**
+ * Builds the targets of discovery refresh after discovery refresh, handing back the very {@link
+ * Target} it built last time for every label set that did not change. One per discovery loop: an
+ * embedder keeps it for as long as it runs, calls {@link #intern} for every label set of a
+ * refresh, and {@link #endRefresh()} when the refresh is complete.
+ *
+ * <pre>{@code
+ * TargetInterner interner = new TargetInterner();            // kept from refresh to refresh
+ * ...
+ * List<Target> targets = new ArrayList<>(discovered.size());  // on every refresh
+ * for (Map<String, String> labels : discovered) {
+ *   targets.add(interner.intern("kubernetes-pods", labels.get("__address__"), labels));
+ * }
+ * interner.endRefresh();
+ * allocator.setTargets(targets);
+ * }</pre>
+ *
+ * <h2>Why</h2>
+ * A collector's discovery hands over every target's labels on every refresh, decoded anew, and
+ * most of them are the same as last time. {@link Target#of} must sort, encode and hash them to a
+ * new object each time; an allocator given a new but equal target must then compare it with the
+ * one it holds. An unchanged label set here costs one pass over the map (a hash of each value,
+ * the names' hashes a {@code HashMap} has already cached) and one comparison with the target it
+ * matches, allocates nothing, and returns the held instance, which an allocator recognises by
+ * identity at once. A label set that changed, or is new, builds a new target exactly as {@link
+ * Target#of} would: same identity, same {@link Target#hash()}, same labels.
+ *
+ * <h2>Design</h2>
+ * An open-addressing table (linear probing) maps an order-independent 64-bit hash of job,
+ * address and labels (the sum of a mixed hash per label, so neither the map's order nor a sort
+ * matters) to the target. A hit is confirmed exactly: every name and value compared with the
+ * target's, in the order this label set's map iterated last time (remembered per target and
+ * shared between targets whose maps iterate alike), so a confirmed hit is always an equal label
+ * set, never a hash collision. Targets carry a refresh number; {@link #endRefresh()} removes
+ * those not interned since the previous one (backward-shift deletion: no tombstones). New
+ * targets share their label names with earlier targets (one {@code String} instance per distinct
+ * name) and repeated values through a small direct-mapped cache, so 100,000 pods do not keep
+ * 1.3 million copies of {@code "__meta_kubernetes_pod_ready"} and {@code "true"}.
+ *
+ * <p><b>Not thread-safe</b>: one discovery loop uses it at a time (the targets it returns are
+ * immutable and may be shared freely). {@link #intern} never blocks; it allocates only when it
+ * builds a new target or grows its table. Memory: the table holds about 40 bytes per target
+ * beside the targets themselves, which it keeps until the refresh that no longer has them ends.
+ *
+ * @since 0.3.0
+ */
+public final class TargetInterner {
+  private static final int MIN_CAPACITY = 64;
+  /** Distinct label names shared at most; past it, names are kept as given. */
+  private static final int MAX_NAMES = 1 << 12;
+  /** Slots of the direct-mapped value cache. */
+  private static final int VALUE_SLOTS = 1 << 12;
+  /** Order arrays store pair indices as bytes. */
+  private static final int MAX_ORDERED_PAIRS = 255;
+
+  /** The table: a slot is empty when its target is null. */
+  private Target[] targets = new Target[MIN_CAPACITY];
+  private long[] keys = new long[MIN_CAPACITY];
+  /** Per slot: the label pair compared for the i-th entry of the map last interned there. */
+  private byte[][] orders = new byte[MIN_CAPACITY][];
+  /** Per slot: the refresh that last interned it. */
+  private int[] seen = new int[MIN_CAPACITY];
+  private int size;
+  private int refresh = 1;
+
+  /** The map's entries as read by the hashing pass: names and values interleaved. */
+  private final Reader reader = new Reader();
+  /** The last order array built, shared by the next target whose map iterates alike. */
+  private byte[] lastOrder;
+  /** One instance per distinct label name. */
+  private final java.util.HashMap<String, String> names = new java.util.HashMap<>();
+  private final String[] values = new String[VALUE_SLOTS];
+
+  /** An empty interner. */
+  public TargetInterner() {}
+
+  /**
+   * The target for these labels: the one this interner returned for an equal label set (same
+   * job, address and labels, {@code __meta_*} included) since the previous {@link #endRefresh()}
+   * or in the refresh before it, else a new one, built and validated exactly as {@link
+   * Target#of(String, String, Map)} builds it. Never blocks; allocates nothing when it finds the
+   * target.
+   *
+   * @param job the scrape job's name; not null, not blank
+   * @param address the address scraped; not null, not blank
+   * @param labels the target's labels; not null, no null names or values, no empty name
+   * @return the target, equal to {@code Target.of(job, address, labels)} and carrying the same
+   *     labels (its {@linkplain Target#cost() cost} is the default)
+   * @throws NullPointerException if an argument, a label name or a label value is null
+   * @throws IllegalArgumentException as {@link Target#of(String, String, Map)} does
+   */
+  public Target intern(String job, String address, Map<String, String> labels) {
+    if (job == null || address == null || labels == null) {
+      return Target.of(job, address, labels); // throws the documented exception
+    }
+    Reader r = reader;
+    r.start(labels.size());
+    labels.forEach(r);
+    if (r.invalid) {
+      return Target.of(job, address, labels); // throws, or handles what the map's iteration did
+    }
+    int pairs = r.pairs;
+    long key = mix(r.sum + mix(((long) job.hashCode() << 32) ^ (address.hashCode() & 0xFFFFFFFFL))
+        + pairs);
+    int mask = targets.length - 1;
+    for (int i = (int) key & mask; ; i = (i + 1) & mask) {
+      Target t = targets[i];
+      if (t == null) {
+        break;
+      }
+      if (keys[i] == key && matches(t, orders[i], job, address, r.kv, pairs)) {
+        seen[i] = refresh;
+        return t;
+      }
+    }
+    Target t = build(job, address, r.kv, pairs);
+    insert(t, key, orderOf(t, r.kv, pairs));
+    return t;
+  }
+
+  /**
+   * Ends a refresh: forgets every target not interned since the previous call (they are no
+   * longer discovered). Call it once per refresh, after its last {@link #intern}. Never blocks;
+   * allocates nothing.
+   *
+   * @return how many targets were forgotten
+   */
+  public int endRefresh() {
+    int removed = 0;
+    int current = refresh;
+    Target[] ts = targets;
+    int mask = ts.length - 1;
+    // Backward-shift deletion must not start inside a probe run that wraps around the table's
+    // end: start at an empty slot, which no run crosses.
+    int start = 0;
+    while (ts[start] != null) {
+      start++;
+    }
+    for (int n = 0, i = (start + 1) & mask; n < ts.length; n++, i = (i + 1) & mask) {
+      while (ts[i] != null && seen[i] != current) {
+        delete(i);
+        removed++;
+      }
+    }
+    size -= removed;
+    refresh++;
+    return removed;
+  }
+
+  /**
+   * How many targets this interner holds: those interned in the current refresh and those of the
+   * previous one not interned again yet. Constant time.
+   *
+   * @return the count
+   */
+  public int size() {
+    return size;
+  }
+
+  // ---- lookup -----------------------------------------------------------------------------------
+
+  /** Whether {@code t} is the target of job, address and the {@code pairs} pairs of {@code kv}. */
+  private static boolean matches(Target t, byte[] order, String job, String address, String[] in,
+      int pairs) {
+    String[] kv = t.kv;
+    if (kv.length != pairs << 1 || !t.address().equals(address) || !t.job().equals(job)) {
+      return false;
+    }
+    for (int i = 0; i < pairs; i++) {
+      String name = in[i << 1];
+      int j = order != null && i < order.length ? (order[i] & 0xFF) << 1 : kv.length;
+      if (j >= kv.length || !name.equals(kv[j])) {
+        int p = LabelMap.indexOf(kv, 0, pairs, name);
+        if (p < 0) {
+          return false;
+        }
+        j = p << 1;
+      }
+      if (!in[(i << 1) + 1].equals(kv[j + 1])) {
+        return false;
+      }
+    }
+    // Sizes are equal and a map's names are distinct, so every pair of kv was matched once.
+    return true;
+  }
+
+  /**
+   * Where each entry of the map, in the order it was read, sits in {@code t}'s labels; the
+   * previous order array when it is the same (maps built alike iterate alike).
+   */
+  private byte[] orderOf(Target t, String[] in, int pairs) {
+    if (pairs > MAX_ORDERED_PAIRS) {
+      return null;
+    }
+    byte[] order = lastOrder;
+    boolean same = order != null && order.length == pairs;
+    byte[] built = same ? null : new byte[pairs];
+    String[] kv = t.kv;
+    for (int i = 0; i < pairs; i++) {
+      int p = LabelMap.indexOf(kv, 0, pairs, in[i << 1]);
+      if (p < 0) {
+        return null; // a map whose entries repeat a name: compare by search
+      }
+      if (same && (order[i] & 0xFF) != p) {
+        same = false;
+        built = Arrays.copyOf(order, pairs);
+      }
+      if (!same) {
+        built[i] = (byte) p;
+      }
+    }
+    if (same) {
+      return order;
+    }
+    lastOrder = built;
+    return built;
+  }
+
+  // ---- building ---------------------------------------------------------------------------------
+
+  /** A new target of the pairs read, its names and repeated values shared with earlier ones. */
+  private Target build(String job, String address, String[] in, int pairs) {
+    String[] kv = new String[pairs << 1];
+    for (int i = 0; i < pairs; i++) {
+      kv[i << 1] = name(in[i << 1]);
+      kv[(i << 1) + 1] = value(in[(i << 1) + 1]);
+    }
+    return Target.ofLabelArray(job, address, kv);
+  }
+
+  private String name(String name) {
+    String shared = names.get(name);
+    if (shared != null) {
+      return shared;
+    }
+    if (names.size() < MAX_NAMES) {
+      names.put(name, name);
+    }
+    return name;
+  }
+
+  /** The value cached in its slot if equal (one instance of {@code "true"}), else {@code v}. */
+  private String value(String v) {
+    int slot = mixInt(v.hashCode()) & (VALUE_SLOTS - 1);
+    String cached = values[slot];
+    if (v.equals(cached)) {
+      return cached;
+    }
+    values[slot] = v;
+    return v;
+  }
+
+  // ---- table ------------------------------------------------------------------------------------
+
+  private void insert(Target t, long key, byte[] order) {
+    if ((size + 1) << 1 > targets.length) {
+      grow();
+    }
+    int mask = targets.length - 1;
+    int i = (int) key & mask;
+    while (targets[i] != null) {
+      i = (i + 1) & mask;
+    }
+    targets[i] = t;
+    keys[i] = key;
+    orders[i] = order;
+    seen[i] = refresh;
+    size++;
+  }
+
+  private void grow() {
+    Target[] oldTargets = targets;
+    long[] oldKeys = keys;
+    byte[][] oldOrders = orders;
+    int[] oldSeen = seen;
+    int capacity = oldTargets.length << 1;
+    targets = new Target[capacity];
+    keys = new long[capacity];
+    orders = new byte[capacity][];
+    seen = new int[capacity];
+    int mask = capacity - 1;
+    for (int j = 0; j < oldTargets.length; j++) {
+      if (oldTargets[j] != null) {
+        int i = (int) oldKeys[j] & mask;
+        while (targets[i] != null) {
+          i = (i + 1) & mask;
+        }
+        targets[i] = oldTargets[j];
+        keys[i] = oldKeys[j];
+        orders[i] = oldOrders[j];
+        seen[i] = oldSeen[j];
+      }
+    }
+  }
+
+  /** Empties slot {@code hole}, shifting back the entries of its probe run that may fill it. */
+  private void delete(int hole) {
+    int mask = targets.length - 1;
+    int i = hole;
+    while (true) {
+      i = (i + 1) & mask;
+      Target t = targets[i];
+      if (t == null) {
+        break;
+      }
+      int home = (int) keys[i] & mask;
+      // The entry at i may move to the hole when its home is not in (hole, i] cyclically.
+      if (((i - home) & mask) >= ((i - hole) & mask)) {
+        targets[hole] = t;
+        keys[hole] = keys[i];
+        orders[hole] = orders[i];
+        seen[hole] = seen[i];
+        hole = i;
+      }
+    }
+    targets[hole] = null;
+    orders[hole] = null;
+  }
+
+  // ---- hashing ----------------------------------------------------------------------------------
+
+  /** A 64-bit finalizer (Stafford's variant 13 of MurmurHash3's): every bit affects every bit. */
+  static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  private static int mixInt(int h) {
+    h *= 0x9E3779B9;
+    return h ^ (h >>> 16);
+  }
+
+  /**
+   * Reads a map in one pass: copies its names and values into {@link #kv} and sums a mixed hash
+   * of each pair. Reused; allocates only to grow.
+   */
+  private static final class Reader implements BiConsumer<String, String> {
+    String[] kv = new String[32];
+    int pairs;
+    long sum;
+    boolean invalid;
+
+    void start(int expected) {
+      pairs = 0;
+      sum = 0;
+      invalid = false;
+      if (expected << 1 > kv.length) {
+        kv = new String[Math.max(expected, 16) << 1];
+      }
+    }
+
+    @Override
+    public void accept(String name, String value) {
+      if (name == null || value == null || name.isEmpty()) {
+        invalid = true;
+        return;
+      }
+      int p = pairs << 1;
+      if (p == kv.length) {
+        kv = Arrays.copyOf(kv, p << 1);
+      }
+      kv[p] = name;
+      kv[p + 1] = value;
+      pairs++;
+      sum += mix(((long) name.hashCode() << 32) ^ (value.hashCode() & 0xFFFFFFFFL));
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "TargetInterner{" + size + " targets, refresh " + refresh + "}";
+  }
+}

@@ -1,0 +1,210 @@
+package dev.apportion.allocation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class TargetInternerTest {
+
+  private static Map<String, String> pod(int i, int serial) {
+    Map<String, String> m = new HashMap<>();
+    m.put("namespace", "ns-" + (i % 12));
+    m.put("pod", "app-" + (i % 40) + "-" + serial);
+    m.put("__meta_kubernetes_pod_node_name", "node-" + (i % 10));
+    m.put("__meta_kubernetes_pod_ready", "true");
+    m.put("__address__", "10.0." + (serial >> 8 & 255) + "." + (serial & 255) + ":8080");
+    return m;
+  }
+
+  /** Every name and value copied into a new String, as a decoder hands them over. */
+  private static Map<String, String> fresh(Map<String, String> m) {
+    Map<String, String> c = new HashMap<>();
+    m.forEach((k, v) -> c.put(new String(k.toCharArray()), new String(v.toCharArray())));
+    return c;
+  }
+
+  private static Target intern(TargetInterner interner, Map<String, String> m) {
+    return interner.intern("pods", m.get("__address__"), m);
+  }
+
+  private static void assertSameAsTargetOf(Target t, Map<String, String> m) {
+    Target expected = Target.of("pods", m.get("__address__"), m);
+    assertEquals(expected, t);
+    assertTrue(expected.sameLabels(t), () -> t + " carries " + t.labels() + ", not " + m);
+    assertEquals(expected.hash(), t.hash());
+    assertEquals(expected.labelsHash(), t.labelsHash());
+    assertEquals(expected.node(), t.node());
+    assertEquals(expected.labels(), t.labels());
+  }
+
+  @Test
+  void anUnchangedLabelSetGivesBackTheSameTarget() {
+    TargetInterner interner = new TargetInterner();
+    Map<String, String> m = pod(7, 7);
+    Target first = intern(interner, fresh(m));
+    assertSameAsTargetOf(first, m);
+    interner.endRefresh();
+    Target again = intern(interner, fresh(m));
+    assertSame(first, again);
+    // Another iteration order of the same labels is the same label set.
+    Map<String, String> reversed = new LinkedHashMap<>();
+    new TreeMap<>(m).descendingMap().forEach(reversed::put);
+    assertSame(first, intern(interner, reversed));
+    assertSame(first, intern(interner, new TreeMap<>(m)));
+    assertSame(first, intern(interner, first.labels()));
+    assertEquals(1, interner.size());
+  }
+
+  @Test
+  void aChangedLabelGivesANewTarget() {
+    TargetInterner interner = new TargetInterner();
+    Map<String, String> m = pod(3, 3);
+    Target before = intern(interner, m);
+    Map<String, String> notReady = fresh(m);
+    notReady.put("__meta_kubernetes_pod_ready", "false");
+    Target after = intern(interner, notReady);
+    assertNotSame(before, after);
+    assertEquals(before, after, "a __meta_ label is not identity");
+    assertSameAsTargetOf(after, notReady);
+    Map<String, String> extra = fresh(m);
+    extra.put("team", "a");
+    Target third = intern(interner, extra);
+    assertSameAsTargetOf(third, extra);
+    assertEquals(3, interner.size());
+    // another job or address with the same labels is another target
+    Target otherJob = interner.intern("other", m.get("__address__"), m);
+    assertEquals(Target.of("other", m.get("__address__"), m), otherJob);
+    Target otherAddress = interner.intern("pods", "10.9.9.9:80", m);
+    assertEquals("10.9.9.9:80", otherAddress.address());
+  }
+
+  @Test
+  void endRefreshForgetsWhatTheRefreshDidNotHave() {
+    TargetInterner interner = new TargetInterner();
+    Target a = intern(interner, pod(1, 1));
+    Target b = intern(interner, pod(2, 2));
+    assertEquals(0, interner.endRefresh());
+    assertSame(a, intern(interner, pod(1, 1)));
+    assertEquals(1, interner.endRefresh(), "b was not interned in this refresh");
+    assertEquals(1, interner.size());
+    Target b2 = intern(interner, pod(2, 2));
+    assertNotSame(b, b2);
+    assertEquals(b, b2);
+    assertEquals(1, interner.endRefresh(), "a was not interned in this refresh");
+    assertEquals(1, interner.size());
+    assertEquals(1, interner.endRefresh(), "nor b2 in the next one");
+    assertEquals(0, interner.size());
+    assertEquals(0, interner.endRefresh());
+  }
+
+  @Test
+  void rejectsWhatTargetOfRejects() {
+    TargetInterner interner = new TargetInterner();
+    Map<String, String> ok = Map.of("a", "b");
+    assertEquals("target job must not be null",
+        assertThrows(NullPointerException.class, () -> interner.intern(null, "x:1", ok))
+            .getMessage());
+    assertThrows(NullPointerException.class, () -> interner.intern("j", null, ok));
+    assertThrows(NullPointerException.class, () -> interner.intern("j", "x:1", null));
+    assertThrows(IllegalArgumentException.class, () -> interner.intern(" ", "x:1", ok));
+    assertThrows(IllegalArgumentException.class, () -> interner.intern("j", "", ok));
+    Map<String, String> nullValue = new HashMap<>();
+    nullValue.put("a", null);
+    assertThrows(NullPointerException.class, () -> interner.intern("j", "x:1", nullValue));
+    assertThrows(IllegalArgumentException.class,
+        () -> interner.intern("j", "x:1", Map.of("", "v")));
+    assertEquals(0, interner.size());
+    assertEquals(Target.of("j", "x:1"), interner.intern("j", "x:1", Map.of()));
+  }
+
+  @Test
+  void sharesLabelNamesAndRepeatedValues() {
+    TargetInterner interner = new TargetInterner();
+    Target a = intern(interner, fresh(pod(1, 1)));
+    Target b = intern(interner, fresh(pod(2, 2)));
+    assertNotSame(a, b);
+    for (int i = 0; i < a.kv.length; i += 2) {
+      assertSame(a.kv[i], b.kv[i], "one instance of each name");
+    }
+    String readyA = a.labels().get("__meta_kubernetes_pod_ready");
+    assertSame(readyA, b.labels().get("__meta_kubernetes_pod_ready"), "one \"true\"");
+  }
+
+  /**
+   * Random refresh histories against a model: every returned target equals {@code Target.of}
+   * of its labels and carries them, and it is the very instance of the previous refresh exactly
+   * when the label set was interned then. Seeded; the failing seed is in the message.
+   */
+  @Test
+  void randomHistoriesAgreeWithTargetOf() {
+    for (long seed = 1; seed <= 8; seed++) {
+      history(seed);
+    }
+  }
+
+  private static void history(long seed) {
+    Random random = new Random(seed);
+    TargetInterner interner = new TargetInterner();
+    List<Map<String, String>> live = new ArrayList<>();
+    int next = 0;
+    for (int i = 0; i < 200 + random.nextInt(800); i++) {
+      live.add(pod(random.nextInt(50), next++));
+    }
+    // label set (by content) -> the instance the last refresh returned
+    Map<Map<String, String>, Target> previous = new HashMap<>();
+    for (int refresh = 0; refresh < 20; refresh++) {
+      Map<Map<String, String>, Target> current = new HashMap<>();
+      IdentityHashMap<Target, Boolean> returned = new IdentityHashMap<>();
+      for (Map<String, String> m : live) {
+        Map<String, String> input = fresh(m);
+        Target t = intern(interner, input);
+        assertSameAsTargetOf(t, m);
+        Target before = previous.get(m);
+        if (before != null) {
+          assertSame(before, t, "seed " + seed + ", refresh " + refresh + ": " + m);
+        } else if (current.get(m) != null) {
+          assertSame(current.get(m), t, "seed " + seed + ": a repeat within a refresh");
+        } else {
+          assertTrue(!returned.containsKey(t), "seed " + seed + ": new labels, new target");
+        }
+        current.put(m, t);
+        returned.put(t, Boolean.TRUE);
+      }
+      int forgotten = interner.endRefresh();
+      assertEquals(previous.keySet().stream().filter(k -> !current.containsKey(k)).count(),
+          forgotten, "seed " + seed + ": forgotten at refresh " + refresh);
+      assertEquals(current.size(), interner.size(), "seed " + seed);
+      previous = current;
+      // churn: remove some, change some labels, add some, repeat some
+      int changes = random.nextInt(Math.max(1, live.size() / 5));
+      for (int c = 0; c < changes; c++) {
+        int k = random.nextInt(live.size());
+        switch (random.nextInt(4)) {
+          case 0 -> live.remove(k);
+          case 1 -> {
+            Map<String, String> m = new HashMap<>(live.get(k));
+            m.put("__meta_kubernetes_pod_ready", random.nextBoolean() ? "true" : "false");
+            live.set(k, m);
+          }
+          case 2 -> live.add(pod(random.nextInt(50), next++));
+          default -> live.add(live.get(k));
+        }
+        if (live.isEmpty()) {
+          live.add(pod(0, next++));
+        }
+      }
+    }
+  }
+}
