@@ -147,24 +147,42 @@ public final class Target {
 
   /** {@code kv} must be strictly ascending by name, without nulls, and never written again. */
   private Target(String job, String address, String[] kv) {
+    this(job, address, kv, null);
+  }
+
+  /**
+   * {@code kv} must be strictly ascending by name, without nulls, and never written again; {@code
+   * shape}, when not null, is the shape of its names (then its metadata range, the positions of
+   * the labels node and zone are read from, and the names' encodings come from it).
+   */
+  private Target(String job, String address, String[] kv, LabelShape shape) {
     this.job = job;
     this.address = address;
     this.kv = kv;
     this.labels = new LabelMap(kv);
     int pairs = kv.length >> 1;
-    this.metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
-    this.metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
-    this.node = resolveNode(kv, metaFrom, metaTo);
-    this.zone = firstNonBlank(kv, metaFrom, metaTo, ZONE_LABELS);
-
     Scratch s = Scratch.start();
+    int[] special;
+    if (shape != null) {
+      this.metaFrom = shape.metaFrom;
+      this.metaTo = shape.metaTo;
+      special = shape.special;
+    } else {
+      this.metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
+      this.metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
+      special = s.special;
+      findSpecial(kv, metaFrom, metaTo, special);
+    }
+    this.node = resolveNode(kv, special);
+    this.zone = firstNonBlank(kv, special, ZONE_FROM, SPECIAL.length);
+
     s.writeByte(ENCODING_VERSION);
     s.writeString(job);
     s.writeString(address);
-    s.writePairs(kv, 0, metaFrom);
-    s.writePairs(kv, metaTo, pairs);
+    s.writePairs(kv, 0, metaFrom, shape);
+    s.writePairs(kv, metaTo, pairs, shape);
     int identityLength = s.length;
-    s.writePairs(kv, metaFrom, metaTo);
+    s.writePairs(kv, metaFrom, metaTo, shape);
     this.hash = XxHash64.hash(s.bytes, 0, identityLength, 0);
     // Over the whole encoding with its own seed, not seeded with `hash`: two distinct targets
     // whose identity hashes collide must still differ here, or an allocator could not tell them
@@ -198,32 +216,53 @@ public final class Target {
     String[] kv;
     if (labels instanceof LabelMap m) {
       kv = m.coversArray() ? m.kv : Arrays.copyOfRange(m.kv, m.from << 1, m.to << 1);
-    } else {
-      kv = copy(labels);
+      return new Target(job, address, kv);
     }
-    return new Target(job, address, kv);
+    Scratch s = Scratch.start();
+    PairReader r = s.reader();
+    r.start(labels.size());
+    labels.forEach(r);
+    Target t = r.invalid ? new Target(job, address, copy(labels)) : ofPairs(job, address, r.kv,
+        r.pairs);
+    s.release(r);
+    return t;
   }
 
   /**
-   * A target of {@code kv}, a new array of valid pairs (names not null nor empty, values not
-   * null) in any order, which the target owns from now on: sorted in place unless ascending
-   * already, a repeated name keeping its last value as {@link #of} does. For {@link
-   * TargetInterner}, which has validated the pairs.
+   * A target of the first {@code pairs} pairs of {@code in}: valid pairs (names neither null nor
+   * empty, values not null) in any order, read, not kept. The names are those of the thread's
+   * {@link LabelShape} when one matches (one instance per distinct name, and no sort), else
+   * sorted here and remembered as a new shape.
    */
-  static Target ofLabelArray(String job, String address, String[] kv) {
-    checkJobAndAddress(job, address);
-    int pairs = kv.length >> 1;
+  static Target ofPairs(String job, String address, String[] in, int pairs) {
+    if (pairs == 0) {
+      return new Target(job, address, NO_LABELS);
+    }
+    Scratch s = Scratch.start();
+    LabelShape shape = s.shapes.find(in, pairs);
+    if (shape != null) {
+      return new Target(job, address, shape.arrange(in), shape);
+    }
+    String[] kv = Arrays.copyOf(in, pairs << 1);
+    int kept = pairs;
     if (!strictlyAscending(kv, pairs)) {
       sort(kv, pairs);
-      int kept = dropDuplicates(kv, pairs);
-      if (kept != pairs) {
-        kv = Arrays.copyOf(kv, kept << 1);
-      }
+      kept = dropDuplicates(kv, pairs);
     }
-    return new Target(job, address, kv.length == 0 ? NO_LABELS : kv);
+    if (kept != pairs) {
+      return new Target(job, address, Arrays.copyOf(kv, kept << 1));
+    }
+    int metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
+    int metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
+    int[] special = new int[SPECIAL.length];
+    findSpecial(kv, metaFrom, metaTo, special);
+    shape = LabelShape.of(in, kv, metaFrom, metaTo, special);
+    s.shapes.add(shape);
+    return new Target(job, address, kv, shape);
   }
 
-  private static void checkJobAndAddress(String job, String address) {
+  /** Throws what {@link #of} throws for a null or blank job or address. */
+  static void checkJobAndAddress(String job, String address) {
     Objects.requireNonNull(job, "target job must not be null");
     Objects.requireNonNull(address, "target address must not be null");
     if (job.isBlank()) {
@@ -570,23 +609,43 @@ public final class Target {
     return w;
   }
 
-  private static String resolveNode(String[] kv, int metaFrom, int metaTo) {
-    String value = firstNonBlank(kv, metaFrom, metaTo, NODE_LABELS);
+  /**
+   * The labels {@link #node()} and {@link #zone()} are read from: the node labels in order of
+   * precedence ({@code 0..2}), then the endpointslice kind and name ({@code 3, 4}), the endpoints
+   * kind and name ({@code 5, 6}), the endpointslice endpoint node ({@code 7}), and the zone labels
+   * from {@link #ZONE_FROM} on.
+   */
+  static final String[] SPECIAL = {
+    NODE_LABELS[0], NODE_LABELS[1], NODE_LABELS[2],
+    SLICE_KIND, SLICE_NAME, ENDPOINT_KIND, ENDPOINT_NAME, SLICE_ENDPOINT_NODE,
+    ZONE_LABELS[0], ZONE_LABELS[1],
+  };
+  private static final int ZONE_FROM = 8;
+
+  /** Writes the pair index of each {@link #SPECIAL} label into {@code at}, -1 where absent. */
+  static void findSpecial(String[] kv, int metaFrom, int metaTo, int[] at) {
+    for (int k = 0; k < SPECIAL.length; k++) {
+      at[k] = metaFrom == metaTo ? -1 : LabelMap.indexOf(kv, metaFrom, metaTo, SPECIAL[k]);
+    }
+  }
+
+  private static String resolveNode(String[] kv, int[] at) {
+    String value = firstNonBlank(kv, at, 0, 3);
     if (value == null) {
-      value = namedNode(kv, metaFrom, metaTo, SLICE_KIND, SLICE_NAME);
+      value = namedNode(kv, at[3], at[4]);
     }
     if (value == null) {
-      value = namedNode(kv, metaFrom, metaTo, ENDPOINT_KIND, ENDPOINT_NAME);
+      value = namedNode(kv, at[5], at[6]);
     }
     if (value == null) {
-      value = nonBlank(valueOf(kv, metaFrom, metaTo, SLICE_ENDPOINT_NODE));
+      value = nonBlank(valueAt(kv, at[7]));
     }
     return value;
   }
 
-  private static String firstNonBlank(String[] kv, int metaFrom, int metaTo, String[] names) {
-    for (String name : names) {
-      String value = nonBlank(valueOf(kv, metaFrom, metaTo, name));
+  private static String firstNonBlank(String[] kv, int[] at, int from, int to) {
+    for (int k = from; k < to; k++) {
+      String value = nonBlank(valueAt(kv, at[k]));
       if (value != null) {
         return value;
       }
@@ -594,20 +653,17 @@ public final class Target {
     return null;
   }
 
-  /** The value of {@code name} when {@code kind} is {@code Node}; else null. */
-  private static String namedNode(String[] kv, int metaFrom, int metaTo, String kind,
-      String name) {
-    return "Node".equals(valueOf(kv, metaFrom, metaTo, kind))
-        ? nonBlank(valueOf(kv, metaFrom, metaTo, name)) : null;
+  /** The value of pair {@code name} when pair {@code kind}'s value is {@code Node}; else null. */
+  private static String namedNode(String[] kv, int kind, int name) {
+    return "Node".equals(valueAt(kv, kind)) ? nonBlank(valueAt(kv, name)) : null;
   }
 
   private static String nonBlank(String s) {
     return s == null || s.isBlank() ? null : s;
   }
 
-  private static String valueOf(String[] kv, int from, int to, String name) {
-    int i = LabelMap.indexOf(kv, from, to, name);
-    return i < 0 ? null : kv[(i << 1) + 1];
+  private static String valueAt(String[] kv, int pair) {
+    return pair < 0 ? null : kv[(pair << 1) + 1];
   }
 
   /**
@@ -634,11 +690,37 @@ public final class Target {
 
     byte[] bytes = new byte[INITIAL];
     int length;
+    /** The positions of the {@link #SPECIAL} labels, for a target built without a shape. */
+    final int[] special = new int[SPECIAL.length];
+    /** The label shapes this thread has seen. */
+    final LabelShape.Cache shapes = new LabelShape.Cache();
+    private PairReader reader = new PairReader();
 
     static Scratch start() {
       Scratch s = LOCAL.get();
       s.length = 0;
       return s;
+    }
+
+    /**
+     * The thread's pair reader, or a new one if it is in use: a map's {@code forEach} runs the
+     * caller's code, which may build a target itself.
+     */
+    PairReader reader() {
+      PairReader r = reader;
+      if (r == null) {
+        return new PairReader();
+      }
+      reader = null;
+      return r;
+    }
+
+    void release(PairReader r) {
+      if (r.kv.length > RETAINED_MAX) {
+        r.kv = new String[32];
+      }
+      java.util.Arrays.fill(r.kv, 0, r.pairs << 1, null);
+      reader = r;
     }
 
     void finish() {
@@ -662,9 +744,23 @@ public final class Target {
       bytes[length++] = (byte) b;
     }
 
-    void writePairs(String[] kv, int from, int to) {
-      for (int i = from << 1, end = to << 1; i < end; i++) {
-        writeString(kv[i]);
+    /** Writes pairs {@code [from, to)}, their names from {@code shape}'s encodings if given. */
+    void writePairs(String[] kv, int from, int to, LabelShape shape) {
+      if (shape == null) {
+        for (int i = from << 1, end = to << 1; i < end; i++) {
+          writeString(kv[i]);
+        }
+        return;
+      }
+      byte[] names = shape.encoded;
+      int[] offsets = shape.offsets;
+      for (int p = from; p < to; p++) {
+        int start = offsets[p];
+        int n = offsets[p + 1] - start;
+        ensure((long) length + n);
+        System.arraycopy(names, start, bytes, length, n);
+        length += n;
+        writeString(kv[(p << 1) + 1]);
       }
     }
 

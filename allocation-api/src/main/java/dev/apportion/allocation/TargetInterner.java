@@ -2,7 +2,6 @@ package dev.apportion.allocation;
 
 import java.util.Arrays;
 import java.util.Map;
-import java.util.function.BiConsumer;
 
 /**
  * Builds the targets of discovery refresh after discovery refresh, handing back the very {@link
@@ -52,8 +51,6 @@ import java.util.function.BiConsumer;
  */
 public final class TargetInterner {
   private static final int MIN_CAPACITY = 64;
-  /** Distinct label names shared at most; past it, names are kept as given. */
-  private static final int MAX_NAMES = 1 << 12;
   /** Slots of the direct-mapped value cache. */
   private static final int VALUE_SLOTS = 1 << 12;
   /** Order arrays store pair indices as bytes. */
@@ -70,11 +67,9 @@ public final class TargetInterner {
   private int refresh = 1;
 
   /** The map's entries as read by the hashing pass: names and values interleaved. */
-  private final Reader reader = new Reader();
+  private final PairReader reader = new PairReader();
   /** The last order array built, shared by the next target whose map iterates alike. */
   private byte[] lastOrder;
-  /** One instance per distinct label name. */
-  private final java.util.HashMap<String, String> names = new java.util.HashMap<>();
   private final String[] values = new String[VALUE_SLOTS];
 
   /** An empty interner. */
@@ -99,7 +94,8 @@ public final class TargetInterner {
     if (job == null || address == null || labels == null) {
       return Target.of(job, address, labels); // throws the documented exception
     }
-    Reader r = reader;
+    PairReader r = reader;
+    r.hashing = true;
     r.start(labels.size());
     labels.forEach(r);
     if (r.invalid) {
@@ -224,25 +220,16 @@ public final class TargetInterner {
 
   // ---- building ---------------------------------------------------------------------------------
 
-  /** A new target of the pairs read, its names and repeated values shared with earlier ones. */
+  /**
+   * A new target of the pairs read, built as {@link Target#of} builds it, with repeated values
+   * shared with earlier targets. Writes the shared values into {@code in}.
+   */
   private Target build(String job, String address, String[] in, int pairs) {
-    String[] kv = new String[pairs << 1];
-    for (int i = 0; i < pairs; i++) {
-      kv[i << 1] = name(in[i << 1]);
-      kv[(i << 1) + 1] = value(in[(i << 1) + 1]);
+    for (int i = 1; i < pairs << 1; i += 2) {
+      in[i] = value(in[i]);
     }
-    return Target.ofLabelArray(job, address, kv);
-  }
-
-  private String name(String name) {
-    String shared = names.get(name);
-    if (shared != null) {
-      return shared;
-    }
-    if (names.size() < MAX_NAMES) {
-      names.put(name, name);
-    }
-    return name;
+    Target.checkJobAndAddress(job, address);
+    return Target.ofPairs(job, address, in, pairs);
   }
 
   /** The value cached in its slot if equal (one instance of {@code "true"}), else {@code v}. */
@@ -335,42 +322,6 @@ public final class TargetInterner {
   private static int mixInt(int h) {
     h *= 0x9E3779B9;
     return h ^ (h >>> 16);
-  }
-
-  /**
-   * Reads a map in one pass: copies its names and values into {@link #kv} and sums a mixed hash
-   * of each pair. Reused; allocates only to grow.
-   */
-  private static final class Reader implements BiConsumer<String, String> {
-    String[] kv = new String[32];
-    int pairs;
-    long sum;
-    boolean invalid;
-
-    void start(int expected) {
-      pairs = 0;
-      sum = 0;
-      invalid = false;
-      if (expected << 1 > kv.length) {
-        kv = new String[Math.max(expected, 16) << 1];
-      }
-    }
-
-    @Override
-    public void accept(String name, String value) {
-      if (name == null || value == null || name.isEmpty()) {
-        invalid = true;
-        return;
-      }
-      int p = pairs << 1;
-      if (p == kv.length) {
-        kv = Arrays.copyOf(kv, p << 1);
-      }
-      kv[p] = name;
-      kv[p + 1] = value;
-      pairs++;
-      sum += mix(((long) name.hashCode() << 32) ^ (value.hashCode() & 0xFFFFFFFFL));
-    }
   }
 
   @Override
