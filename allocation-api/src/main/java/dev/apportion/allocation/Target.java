@@ -59,12 +59,20 @@ import java.util.SortedMap;
  * A target holds its labels in one array, names and values interleaved in name order, and no
  * object per label; {@link #labels()} is a view over that array created with the target, so it
  * does not allocate, and {@code Target.of(job, address, other.labels())} shares the other
- * target's array instead of copying it. Construction copies the labels once (sorting them unless
- * they come in name order already, as from a {@code TreeMap}), encodes job, address and labels
- * once into a per-thread scratch buffer (no {@code byte[]} per string), and hashes the bytes
+ * target's array instead of copying it. Construction reads the map in one {@code forEach} pass and
+ * copies the labels once. Each thread remembers the last few label <em>shapes</em> it saw (a map's
+ * names in the order it iterates them): a map shaped like an earlier one (every pod of a job,
+ * decoded alike) is placed in name order by a remembered permutation instead of a sort, its
+ * metadata range and node and zone labels are not searched again, its names' encodings are copied
+ * already encoded, and the target keeps the shape's instance of each name, so that a million
+ * targets share each name instead of keeping a million copies. Other maps are sorted (unless they
+ * come in name order already, as from a {@code TreeMap}). Construction encodes job, address and
+ * labels once into a per-thread scratch buffer (no {@code byte[]} per string), and hashes the bytes
  * twice, with two seeds: the identity part gives {@link #hash()}, the whole encoding
  * {@link #labelsHash()}, an independent 64-bit value. Both are then read, never recomputed;
- * {@link #equals} and {@link #sameLabels} compare them first and allocate nothing.
+ * {@link #equals} and {@link #sameLabels} compare them first and allocate nothing. A collector
+ * that builds the same targets refresh after refresh should use a {@link TargetInterner}, which
+ * gives back the target it built last time for a label set that did not change.
  *
  * @since 0.1.0
  */
