@@ -44,7 +44,7 @@ import java.util.Map;
  *
  * <p><b>Not thread-safe</b>: one discovery loop uses it at a time (the targets it returns are
  * immutable and may be shared freely). {@link #intern} never blocks; it allocates only when it
- * builds a new target or grows its table. Memory: the table holds about 40 bytes per target
+ * builds a new target or grows its table. Memory: the table holds 40 to 80 bytes per target
  * beside the targets themselves, which it keeps until the refresh that no longer has them ends.
  *
  * @since 0.3.0
@@ -53,23 +53,32 @@ public final class TargetInterner {
   private static final int MIN_CAPACITY = 64;
   /** Slots of the direct-mapped value cache. */
   private static final int VALUE_SLOTS = 1 << 12;
+  /** Distinct orders kept at most. */
+  private static final int MAX_ORDERS = 1 << 10;
   /** Order arrays store pair indices as bytes. */
   private static final int MAX_ORDERED_PAIRS = 255;
 
   /** The table: a slot is empty when its target is null. */
   private Target[] targets = new Target[MIN_CAPACITY];
-  private long[] keys = new long[MIN_CAPACITY];
-  /** Per slot: the label pair compared for the i-th entry of the map last interned there. */
-  private byte[][] orders = new byte[MIN_CAPACITY][];
-  /** Per slot: the refresh that last interned it. */
-  private int[] seen = new int[MIN_CAPACITY];
+  /**
+   * Per slot {@code i}, two longs side by side, so that one cache line answers a probe: {@code
+   * [2i]} the key, {@code [2i + 1]} the refresh that last interned it (high 32 bits) and the index
+   * in {@link #orderList} of the order its map iterated in (low 32 bits; -1 for none).
+   */
+  private long[] slots = new long[MIN_CAPACITY << 1];
+  /**
+   * The distinct orders seen: for the i-th entry of a map, the label pair it is compared with.
+   * Maps built alike iterate alike, so there are few; past {@link #MAX_ORDERS}, new targets get
+   * none and are compared by search.
+   */
+  private final java.util.ArrayList<byte[]> orderList = new java.util.ArrayList<>();
   private int size;
   private int refresh = 1;
 
   /** The map's entries as read by the hashing pass: names and values interleaved. */
   private final PairReader reader = new PairReader();
-  /** The last order array built, shared by the next target whose map iterates alike. */
-  private byte[] lastOrder;
+  /** The index of the last order used, tried first for the next new target. */
+  private int lastOrder = -1;
   private final String[] values = new String[VALUE_SLOTS];
 
   /** An empty interner. */
@@ -110,8 +119,10 @@ public final class TargetInterner {
       if (t == null) {
         break;
       }
-      if (keys[i] == key && matches(t, orders[i], job, address, r.kv, pairs)) {
-        seen[i] = refresh;
+      long[] sl = slots;
+      long info = sl[(i << 1) + 1];
+      if (sl[i << 1] == key && matches(t, order((int) info), job, address, r.kv, pairs)) {
+        sl[(i << 1) + 1] = ((long) refresh << 32) | (info & 0xFFFFFFFFL);
         return t;
       }
     }
@@ -139,7 +150,7 @@ public final class TargetInterner {
       start++;
     }
     for (int n = 0, i = (start + 1) & mask; n < ts.length; n++, i = (i + 1) & mask) {
-      while (ts[i] != null && seen[i] != current) {
+      while (ts[i] != null && (int) (slots[(i << 1) + 1] >>> 32) != current) {
         delete(i);
         removed++;
       }
@@ -186,36 +197,44 @@ public final class TargetInterner {
     return true;
   }
 
+  /** The order numbered {@code index}, or null for -1. */
+  private byte[] order(int index) {
+    return index < 0 ? null : orderList.get(index);
+  }
+
   /**
-   * Where each entry of the map, in the order it was read, sits in {@code t}'s labels; the
-   * previous order array when it is the same (maps built alike iterate alike).
+   * The index in {@link #orderList} of where each entry of the map, in the order it was read,
+   * sits in {@code t}'s labels: the last order's when it is the same (maps built alike iterate
+   * alike); -1 when none is kept.
    */
-  private byte[] orderOf(Target t, String[] in, int pairs) {
+  private int orderOf(Target t, String[] in, int pairs) {
     if (pairs > MAX_ORDERED_PAIRS) {
-      return null;
+      return -1;
     }
-    byte[] order = lastOrder;
-    boolean same = order != null && order.length == pairs;
-    byte[] built = same ? null : new byte[pairs];
+    byte[] built = new byte[pairs];
     String[] kv = t.kv;
     for (int i = 0; i < pairs; i++) {
       int p = LabelMap.indexOf(kv, 0, pairs, in[i << 1]);
       if (p < 0) {
-        return null; // a map whose entries repeat a name: compare by search
+        return -1; // a map whose entries repeat a name: compare by search
       }
-      if (same && (order[i] & 0xFF) != p) {
-        same = false;
-        built = Arrays.copyOf(order, pairs);
-      }
-      if (!same) {
-        built[i] = (byte) p;
+      built[i] = (byte) p;
+    }
+    if (lastOrder >= 0 && Arrays.equals(orderList.get(lastOrder), built)) {
+      return lastOrder;
+    }
+    for (int k = orderList.size() - 1; k >= 0 && k >= orderList.size() - 8; k--) {
+      if (Arrays.equals(orderList.get(k), built)) {
+        lastOrder = k;
+        return k;
       }
     }
-    if (same) {
-      return order;
+    if (orderList.size() >= MAX_ORDERS) {
+      return -1;
     }
-    lastOrder = built;
-    return built;
+    orderList.add(built);
+    lastOrder = orderList.size() - 1;
+    return lastOrder;
   }
 
   // ---- building ---------------------------------------------------------------------------------
@@ -245,7 +264,7 @@ public final class TargetInterner {
 
   // ---- table ------------------------------------------------------------------------------------
 
-  private void insert(Target t, long key, byte[] order) {
+  private void insert(Target t, long key, int order) {
     if ((size + 1) << 1 > targets.length) {
       grow();
     }
@@ -255,33 +274,27 @@ public final class TargetInterner {
       i = (i + 1) & mask;
     }
     targets[i] = t;
-    keys[i] = key;
-    orders[i] = order;
-    seen[i] = refresh;
+    slots[i << 1] = key;
+    slots[(i << 1) + 1] = ((long) refresh << 32) | (order & 0xFFFFFFFFL);
     size++;
   }
 
   private void grow() {
     Target[] oldTargets = targets;
-    long[] oldKeys = keys;
-    byte[][] oldOrders = orders;
-    int[] oldSeen = seen;
+    long[] oldSlots = slots;
     int capacity = oldTargets.length << 1;
     targets = new Target[capacity];
-    keys = new long[capacity];
-    orders = new byte[capacity][];
-    seen = new int[capacity];
+    slots = new long[capacity << 1];
     int mask = capacity - 1;
     for (int j = 0; j < oldTargets.length; j++) {
       if (oldTargets[j] != null) {
-        int i = (int) oldKeys[j] & mask;
+        int i = (int) oldSlots[j << 1] & mask;
         while (targets[i] != null) {
           i = (i + 1) & mask;
         }
         targets[i] = oldTargets[j];
-        keys[i] = oldKeys[j];
-        orders[i] = oldOrders[j];
-        seen[i] = oldSeen[j];
+        slots[i << 1] = oldSlots[j << 1];
+        slots[(i << 1) + 1] = oldSlots[(j << 1) + 1];
       }
     }
   }
@@ -296,18 +309,16 @@ public final class TargetInterner {
       if (t == null) {
         break;
       }
-      int home = (int) keys[i] & mask;
+      int home = (int) slots[i << 1] & mask;
       // The entry at i may move to the hole when its home is not in (hole, i] cyclically.
       if (((i - home) & mask) >= ((i - hole) & mask)) {
         targets[hole] = t;
-        keys[hole] = keys[i];
-        orders[hole] = orders[i];
-        seen[hole] = seen[i];
+        slots[hole << 1] = slots[i << 1];
+        slots[(hole << 1) + 1] = slots[(i << 1) + 1];
         hole = i;
       }
     }
     targets[hole] = null;
-    orders[hole] = null;
   }
 
   // ---- hashing ----------------------------------------------------------------------------------
