@@ -69,7 +69,9 @@ final class Service implements AutoCloseable {
             .connectTimeout(config.requestTimeout())
             .followRedirects(HttpClient.Redirect.NORMAL)
             .build();
-    TargetFeed.Builder fb = TargetFeed.builder(allocator).interval(config.refreshInterval());
+    TargetFeed.Builder fb = TargetFeed.builder(allocator)
+            .interval(config.refreshInterval())
+            .readTimeout(config.requestTimeout());
     for (ServerConfig.SourceConfig s : config.targets()) {
       if (s instanceof ServerConfig.FileSd f) {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
