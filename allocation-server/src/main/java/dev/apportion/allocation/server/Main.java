@@ -11,11 +11,8 @@ import java.util.concurrent.CountDownLatch;
  * Runs the allocation server from one YAML file: {@code java -jar apportion-server.jar CONFIG}.
  *
  * <p>A bad config (unreadable, malformed, an unknown key or strategy, a bad value) prints one line
- * to standard error and exits with status 2; an address that cannot be bound exits with 1. Before
- * the server starts, the JDK HTTP server's JVM-wide limits are set unless given on the command
- * line: {@code sun.net.httpserver.maxReqTime} and {@code maxRspTime} 10 s, {@code maxReqHeaders}
- * 64, {@code maxReqHeaderSize} 16384 bytes, {@code idleInterval} 30 s. Blocks until the JVM is
- * stopped (SIGTERM closes the server first).
+ * to standard error and exits with status 2; an address that cannot be bound exits with 1. Blocks
+ * until the JVM is stopped (SIGTERM closes the server first).
  */
 public final class Main {
   private Main() {}
@@ -37,7 +34,10 @@ public final class Main {
       err.println("usage: java -jar apportion-server.jar CONFIG.yaml (docs/server.md describes the file)");
       return 2;
     }
-    limits();
+    // Jetty's start and stop lines at INFO would say nothing the service's own line does not.
+    if (System.getProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty") == null) {
+      System.setProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn");
+    }
     Service service;
     try {
       service = new Service(ServerConfig.read(Path.of(args[0])));
@@ -67,19 +67,5 @@ public final class Main {
       Thread.currentThread().interrupt();
     }
     return 0;
-  }
-
-  private static void limits() {
-    setIfAbsent("sun.net.httpserver.maxReqTime", "10");
-    setIfAbsent("sun.net.httpserver.maxRspTime", "10");
-    setIfAbsent("sun.net.httpserver.maxReqHeaders", "64");
-    setIfAbsent("sun.net.httpserver.maxReqHeaderSize", "16384");
-    setIfAbsent("sun.net.httpserver.idleInterval", "30");
-  }
-
-  private static void setIfAbsent(String key, String value) {
-    if (System.getProperty(key) == null) {
-      System.setProperty(key, value);
-    }
   }
 }
