@@ -135,8 +135,11 @@ record ServerConfig(
       boolean nodeZones)
       implements CollectorsConfig {}
 
-  /** Collectors from their polls; {@code allow}, when not null, must match a name entirely. */
-  record PollCollectors(Duration expireAfter, int expected, Pattern allow)
+  /**
+   * Collectors from their polls; {@code allow}, when not null, is an RE2 expression a name must
+   * match entirely (checked here with {@link PollMembership#compileAllow}).
+   */
+  record PollCollectors(Duration expireAfter, int expected, String allow)
       implements CollectorsConfig {}
 
   static ServerConfig read(Path file) throws ConfigException {
@@ -440,15 +443,14 @@ record ServerConfig(
           expected = ex.asInt();
         }
         String allow = text(o, "allow", null, where);
-        Pattern pattern = null;
         if (allow != null) {
           try {
-            pattern = Pattern.compile(allow);
-          } catch (PatternSyntaxException e) {
-            throw new ConfigException(where + ".allow: bad regular expression: " + oneLine(e.getDescription()));
+            PollMembership.compileAllow(allow);
+          } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ".allow: bad regular expression: " + oneLine(e.getMessage()));
           }
         }
-        return new PollCollectors(expire, expected, pattern);
+        return new PollCollectors(expire, expected, allow);
       }
       default -> throw new ConfigException("collectors: unknown kind '" + kind + "' (static, kubernetes, polls)");
     }
