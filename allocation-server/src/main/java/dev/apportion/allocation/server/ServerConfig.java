@@ -1,6 +1,5 @@
 package dev.apportion.allocation.server;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.apportion.allocation.Allocators;
@@ -9,12 +8,15 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -142,16 +144,39 @@ record ServerConfig(
   record PollCollectors(Duration expireAfter, int expected, String allow)
       implements CollectorsConfig {}
 
+  /** The largest config file read: far above any real one, far below a memory problem. */
+  static final long MAX_CONFIG_BYTES = 1 << 20;
+
+  /** The shortest refresh interval: below it the sources would be read back to back. */
+  static final Duration MIN_REFRESH = Duration.ofSeconds(1);
+
   static ServerConfig read(Path file) throws ConfigException {
     JsonNode root;
     try {
-      root = TargetGroups.YAML.readTree(Files.readAllBytes(file));
+      // Checked before opening: a FIFO would block the open for ever, a device never end.
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+      if (!a.isRegularFile()) {
+        throw new ConfigException(file + ": not a regular file (a directory, a FIFO or a device)");
+      }
+      if (a.size() > MAX_CONFIG_BYTES) {
+        throw new ConfigException(file + ": larger than " + MAX_CONFIG_BYTES + " bytes");
+      }
+      byte[] bytes;
+      try (InputStream in = Files.newInputStream(file)) {
+        bytes = in.readNBytes((int) MAX_CONFIG_BYTES + 1);
+      }
+      if (bytes.length > MAX_CONFIG_BYTES) {
+        throw new ConfigException(file + ": larger than " + MAX_CONFIG_BYTES + " bytes");
+      }
+      root = StrictYaml.read(bytes);
     } catch (NoSuchFileException e) {
       throw new ConfigException(file + ": no such file");
-    } catch (JsonProcessingException e) {
-      throw new ConfigException(file + ": not valid YAML: " + oneLine(e.getOriginalMessage()));
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(file + ": permission denied");
+    } catch (ConfigException e) {
+      throw e.getMessage().startsWith(file.toString()) ? e : new ConfigException(file + ": " + e.getMessage());
     } catch (IOException e) {
-      throw new ConfigException(file + ": " + oneLine(String.valueOf(e.getMessage())));
+      throw new ConfigException(file + ": cannot read: " + e.getClass().getSimpleName() + ": " + oneLine(String.valueOf(e.getMessage())));
     }
     Path dir = file.toAbsolutePath().getParent();
     try {
@@ -168,6 +193,9 @@ record ServerConfig(
 
     StrategyConfig strategy = strategy(top.get("strategy"));
     Duration refresh = duration(text(top, "refreshInterval", "30s", ""), "refreshInterval");
+    if (refresh.compareTo(MIN_REFRESH) < 0) {
+      throw new ConfigException("refreshInterval: shorter than the minimum, " + MIN_REFRESH.toSeconds() + "s");
+    }
     Duration timeout = duration(text(top, "requestTimeout", "10s", ""), "requestTimeout");
 
     JsonNode t = top.get("targets");
@@ -191,6 +219,7 @@ record ServerConfig(
       ObjectNode so = object(sc, "scrapeConfigs");
       for (Map.Entry<String, JsonNode> e : so.properties()) {
         ObjectNode job = object(e.getValue(), "scrapeConfigs." + e.getKey());
+        ScrapeConfigCheck.check(job, "scrapeConfigs." + e.getKey());
         @SuppressWarnings("unchecked")
         Map<String, Object> settings = TargetGroups.JSON.convertValue(job, Map.class);
         scrape.put(e.getKey(), settings);
@@ -285,7 +314,8 @@ record ServerConfig(
       return null;
     }
     if (!n.isNumber() || !Double.isFinite(n.asDouble())) {
-      throw new ConfigException(at + "." + key + ": must be " + what);
+      throw new ConfigException(
+          at + (at.isEmpty() ? "" : ".") + key + ": must be " + what + ", not " + LogSafe.text(n.asText()));
     }
     return n.asDouble();
   }
@@ -325,6 +355,7 @@ record ServerConfig(
           if (!p.isTextual() || p.asText().isBlank()) {
             throw new ConfigException(pat + ": must be a path");
           }
+          noControlCharacters(p.asText(), pat);
           paths.add(filePattern(baseDir, p.asText(), pat));
         }
         return new FileSd(job, List.copyOf(paths));
@@ -355,6 +386,13 @@ record ServerConfig(
       throw new ConfigException(at + ": not a path: " + oneLine(e.getMessage()));
     }
     Path name = p.getFileName();
+    Path parent = p.getParent();
+    if (parent != null && FileSdSource.isGlob(parent.toString())) {
+      throw new ConfigException(at + ": a glob only in the last path element, as in Prometheus: " + LogSafe.text(s));
+    }
+    if (name != null && !FileSdSource.isGlob(name.toString()) && Files.exists(p) && !Files.isRegularFile(p)) {
+      throw new ConfigException(at + ": not a regular file (a directory, a FIFO or a device): " + LogSafe.text(s));
+    }
     if (name != null && FileSdSource.isGlob(name.toString())) {
       try {
         PathMatcher unused = FileSystems.getDefault().getPathMatcher("glob:" + name);
@@ -458,6 +496,7 @@ record ServerConfig(
 
   private static Collector collector(String name, String node, String zone, String at)
       throws ConfigException {
+    noControlCharacters(name, at);
     try {
       return Collector.of(name, node, zone);
     } catch (IllegalArgumentException e) {
@@ -495,7 +534,19 @@ record ServerConfig(
     if (!n.isValueNode() || n.isNull()) {
       throw new ConfigException(at + ": must be a scalar");
     }
-    return n.asText();
+    String s = n.asText();
+    noControlCharacters(s, at);
+    return s;
+  }
+
+  /** Names and paths with NUL, ESC, newlines and the like are mistakes or attacks on a log line. */
+  static void noControlCharacters(String s, String at) throws ConfigException {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+        throw new ConfigException(at + ": contains a control character (U+" + String.format("%04X", (int) c) + ")");
+      }
+    }
   }
 
   private static boolean bool(ObjectNode o, String key, boolean dflt, String at) throws ConfigException {
