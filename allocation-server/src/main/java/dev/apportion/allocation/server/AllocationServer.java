@@ -89,14 +89,10 @@ public final class AllocationServer implements AutoCloseable {
   /** The longest request URI accepted, in characters. */
   public static final int MAX_URI_LENGTH = 2048;
 
-  private final Allocator allocator;
   private final InetSocketAddress address;
-  private final Supplier<String> metrics;
-  private final BooleanSupplier readiness;
-  private final PollMembership polls;
-  private final Rendering rendering;
   private final int threads;
-  private final RequestCounter requests;
+  /** What requests are answered from; replaced whole by {@link #takeOver} on a reload. */
+  private volatile Routes routes;
   private final Duration headerTimeout;
   private final Duration idleTimeout;
   private final int maxConnections;
@@ -104,17 +100,44 @@ public final class AllocationServer implements AutoCloseable {
   private ServerConnector connector;
 
   private AllocationServer(Builder b) {
-    this.allocator = b.allocator;
     this.address = b.address;
-    this.metrics = b.metrics;
-    this.readiness = b.readiness;
-    this.polls = b.polls;
-    this.rendering = new Rendering(b.scrapeConfigs);
+    this.routes =
+        new Routes(
+            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload);
     this.threads = b.threads;
-    this.requests = b.requests;
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
     this.maxConnections = b.maxConnections;
+  }
+
+  /** Everything a request is answered from, swapped as one on a reload. */
+  private record Routes(
+      Allocator allocator,
+      Supplier<String> metrics,
+      BooleanSupplier readiness,
+      PollMembership polls,
+      Rendering rendering,
+      RequestCounter requests,
+      Reload reload) {}
+
+  /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
+  interface Reload {
+    /**
+     * Reloads. Blocks.
+     *
+     * @return a one-line outcome for the answer
+     * @throws Exception with a one-line message when the reload was refused (the old config stays)
+     */
+    String reload() throws Exception;
+  }
+
+  /**
+   * Answers from now on from {@code other}'s allocator, membership, metrics and settings (its
+   * builder's), keeping this server's listener and connections: a reload without a gap. {@code
+   * other} is never started. Never blocks.
+   */
+  void takeOver(AllocationServer other) {
+    this.routes = other.routes;
   }
 
   /**
@@ -159,7 +182,7 @@ public final class AllocationServer implements AutoCloseable {
     s.addConnector(c);
     s.addBean(new NetworkConnectionLimit(maxConnections, c));
     s.setHandler(
-        new Handler.Abstract.NonBlocking() {
+        new Handler.Abstract() {
           @Override
           public boolean handle(Request request, Response response, Callback callback) {
             serve(request, response, callback);
@@ -253,11 +276,13 @@ public final class AllocationServer implements AutoCloseable {
 
   private void serve(Request request, Response response, Callback callback) {
     Reply reply;
+    Routes r = routes;
     try {
       boolean body =
           request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
       reply =
           answer(
+              r,
               request.getMethod(),
               request.getHttpURI().getPath(),
               request.getHttpURI().getQuery(),
@@ -266,7 +291,7 @@ public final class AllocationServer implements AutoCloseable {
       // A bug answers 500 and never kills the connection's thread; no per-request log line.
       reply = Reply.error("error", 500, "internal error");
     }
-    requests.count(reply.endpoint, reply.status);
+    r.requests().count(reply.endpoint, reply.status);
     response.setStatus(reply.status);
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, reply.contentType);
@@ -276,7 +301,10 @@ public final class AllocationServer implements AutoCloseable {
     response.write(true, head ? ByteBuffer.allocate(0) : ByteBuffer.wrap(reply.body), callback);
   }
 
-  Reply answer(String method, String raw, String rawQuery, boolean hasBody) {
+  private Reply answer(Routes r, String method, String raw, String rawQuery, boolean hasBody) {
+    if ("POST".equals(method) && "/-/reload".equals(raw) && !hasBody) {
+      return reload(r);
+    }
     if (!"GET".equals(method) && !"HEAD".equals(method)) {
       return Reply.error("other", 405, "only GET and HEAD are served");
     }
@@ -297,13 +325,13 @@ public final class AllocationServer implements AutoCloseable {
       return Reply.error("other", 400, e.getMessage());
     }
     return switch (raw) {
-      case "/targets" -> httpSd(query);
-      case "/jobs" -> Reply.json("jobs", rendering.jobs(allocator.snapshot()));
+      case "/targets" -> httpSd(r, query);
+      case "/jobs" -> Reply.json("jobs", r.rendering().jobs(r.allocator().snapshot()));
       case "/scrape_configs" ->
-          Reply.json("scrape_configs", rendering.scrapeConfigs(allocator.snapshot()));
+          Reply.json("scrape_configs", r.rendering().scrapeConfigs(r.allocator().snapshot()));
       case "/livez" -> Reply.text("livez", 200, "ok\n");
       case "/readyz" ->
-          readiness.getAsBoolean()
+          r.readiness().getAsBoolean()
               ? Reply.text("readyz", 200, "ready\n")
               : Reply.text("readyz", 503, "not ready\n");
       case "/metrics" ->
@@ -311,30 +339,42 @@ public final class AllocationServer implements AutoCloseable {
               "metrics",
               200,
               "text/plain; version=0.0.4; charset=utf-8",
-              metrics.get().getBytes(StandardCharsets.UTF_8));
+              r.metrics().get().getBytes(StandardCharsets.UTF_8));
       case "/" -> Reply.text("index", 200, Rendering.INDEX);
       default ->
           raw.startsWith("/jobs/")
                   && raw.endsWith("/targets")
                   && raw.length() > "/jobs/".length() + "/targets".length()
               ? jobTargets(
+                  r,
                   raw.substring("/jobs/".length(), raw.length() - "/targets".length()), query)
               : Reply.error("other", 404, "no such endpoint");
     };
   }
 
-  private Reply httpSd(Map<String, String> query) {
+  private static Reply reload(Routes r) {
+    if (r.reload() == null) {
+      return Reply.error("reload", 405, "reload is not enabled");
+    }
+    try {
+      return Reply.text("reload", 200, r.reload().reload() + "\n");
+    } catch (Exception e) {
+      return Reply.text("reload", 500, "reload failed, the old config stays: " + e.getMessage() + "\n");
+    }
+  }
+
+  private static Reply httpSd(Routes r, Map<String, String> query) {
     String collector = query.get("collector");
     if (collector == null || collector.isBlank()) {
       return Reply.error("targets", 400, "the query parameter collector is required");
     }
-    if (polls != null) {
-      polls.heard(collector, query.get("node"));
+    if (r.polls() != null) {
+      r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("targets", rendering.httpSd(allocator.snapshot(), collector));
+    return Reply.json("targets", r.rendering().httpSd(r.allocator().snapshot(), collector));
   }
 
-  private Reply jobTargets(String rawJob, Map<String, String> query) {
+  private static Reply jobTargets(Routes r, String rawJob, Map<String, String> query) {
     String job;
     try {
       job = Queries.decode(rawJob);
@@ -346,12 +386,12 @@ public final class AllocationServer implements AutoCloseable {
     }
     String collector = query.get("collector_id");
     if (collector == null) {
-      return Reply.json("jobs", rendering.jobAllCollectors(allocator.snapshot(), job));
+      return Reply.json("jobs", r.rendering().jobAllCollectors(r.allocator().snapshot(), job));
     }
-    if (polls != null && !collector.isBlank()) {
-      polls.heard(collector, query.get("node"));
+    if (r.polls() != null && !collector.isBlank()) {
+      r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("jobs", rendering.jobTargets(allocator.snapshot(), collector, job));
+    return Reply.json("jobs", r.rendering().jobTargets(r.allocator().snapshot(), collector, job));
   }
 
   /** One answer: endpoint (a metric tag), status, type and bytes. */
@@ -402,6 +442,7 @@ public final class AllocationServer implements AutoCloseable {
     private Duration headerTimeout = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private int maxConnections = 2048;
+    private Reload reload;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -529,6 +570,12 @@ public final class AllocationServer implements AutoCloseable {
         throw new IllegalArgumentException(what + " must be positive");
       }
       return d;
+    }
+
+    /** Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread. */
+    Builder reload(Reload reload) {
+      this.reload = Objects.requireNonNull(reload, "reload");
+      return this;
     }
 
     Builder requestCounter(RequestCounter counter) {

@@ -224,6 +224,32 @@ public final class PollMembership implements AutoCloseable {
   }
 
   /**
+   * Starts from {@code collectors} as members, published at once: a reloaded service keeps the
+   * collectors that were polling. Blocks while the consumer runs.
+   *
+   * @param collectors the members, sorted by name
+   */
+  void seed(List<Collector> collectors) {
+    synchronized (lock) {
+      if (collectors.isEmpty()) {
+        return;
+      }
+      long now = nanoTime.getAsLong();
+      Set<String> names = new HashSet<>();
+      for (Collector c : collectors) {
+        heard.put(c.name(), new Heard(now, now, c.node().orElse(null)));
+        names.add(c.name());
+      }
+      List<Collector> next = List.copyOf(collectors);
+      published = next;
+      members = names;
+      current = next;
+      publishedOnce = true;
+      consumer.accept(next);
+    }
+  }
+
+  /**
    * The one log line of a membership change: counts, and a bounded, escaped sample of the names
    * that joined and left (a change of 40,000 names is one short line, not every name twice).
    */

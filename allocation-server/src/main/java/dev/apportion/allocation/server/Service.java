@@ -36,7 +36,11 @@ final class Service implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Allocator allocator;
   private final TargetFeed feed;
-  private final AllocationServer server;
+  /** The listener; on a reload the new service takes the old one's ({@link #reloaded}). */
+  private AllocationServer server;
+  private final AllocationServer routes;
+  private final KubernetesClient testClient;
+  private final Reloader reloader;
   private final PollMembership polls;
   private final KubernetesClient kubernetesClient;
   private final KubernetesCollectorSource kubernetes;
@@ -45,7 +49,11 @@ final class Service implements AutoCloseable {
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
 
   Service(ServerConfig config) throws ConfigException {
-    this(config, null);
+    this(config, null, null);
+  }
+
+  Service(ServerConfig config, KubernetesClient client) throws ConfigException {
+    this(config, client, null);
   }
 
   /**
@@ -53,8 +61,10 @@ final class Service implements AutoCloseable {
    * then leaves it open. With null, the service builds its own client (in-cluster or KUBECONFIG)
    * and closes it.
    */
-  Service(ServerConfig config, KubernetesClient client) throws ConfigException {
+  Service(ServerConfig config, KubernetesClient client, Reloader reloader) throws ConfigException {
     this.config = config;
+    this.testClient = client;
+    this.reloader = reloader;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Allocators.Builder b = config.strategy().builder();
     b.listener(AllocatorMetrics.of(registry));
@@ -91,6 +101,17 @@ final class Service implements AutoCloseable {
           .register(registry);
     }
 
+    if (reloader != null) {
+      Gauge.builder("apportion_server_config_last_reload_successful", reloader, r -> r.lastSuccessful() ? 1 : 0)
+          .description("1 when the last config reload succeeded (SIGHUP or POST /-/reload)")
+          .register(registry);
+      Gauge.builder(
+              "apportion_server_config_last_reload_success_timestamp_seconds",
+              reloader,
+              r -> r.lastSuccessMillis() / 1000.0)
+          .description("when the config was last loaded successfully")
+          .register(registry);
+    }
     AllocationServer.Builder sb =
         AllocationServer.builder(allocator)
             .address(config.listen())
@@ -151,7 +172,53 @@ final class Service implements AutoCloseable {
         this.collectorsReady = source::isWatching;
       }
     }
+    if (reloader != null) {
+      sb.reload(reloader);
+    }
     this.server = sb.readiness(this::isReady).build();
+    this.routes = server;
+  }
+
+  /**
+   * A service running {@code next} under this one's listener, which then stops everything but the
+   * listener. The new service's sources are read and its collectors known before it answers, so a
+   * reload serves no empty or partial set; poll membership keeps its members. Blocks while that
+   * happens (at most the new {@code requestTimeout} for the sources, 30 s for the collectors).
+   *
+   * @throws ConfigException if {@code next} cannot be built or does not become ready; this service
+   *     then runs on untouched
+   */
+  Service reloaded(ServerConfig next) throws ConfigException {
+    if (!next.listen().equals(config.listen())) {
+      throw new ConfigException("listen: cannot change on a reload (restart to move the listener)");
+    }
+    Service fresh = new Service(next, testClient, reloader);
+    try {
+      if (polls != null && fresh.polls != null) {
+        fresh.polls.seed(polls.current());
+      }
+      fresh.startParts();
+      long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+      while (!fresh.isReady()) {
+        if (System.nanoTime() > deadline) {
+          throw new ConfigException(
+              "the new config did not become ready (a source unreadable or no collectors) within 30s");
+        }
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      fresh.closeParts();
+      throw new ConfigException("interrupted while reloading");
+    } catch (ConfigException | RuntimeException e) {
+      fresh.closeParts();
+      throw e;
+    }
+    server.takeOver(fresh.routes);
+    fresh.server = server;
+    server = null;
+    closeParts();
+    return fresh;
   }
 
   private void countRequest(String endpoint, int status) {
@@ -172,6 +239,13 @@ final class Service implements AutoCloseable {
   }
 
   Service start() throws IOException {
+    startParts();
+    server.start();
+    return this;
+  }
+
+  /** Starts everything but the listener. */
+  private void startParts() {
     if (kubernetes != null) {
       // Completes at the first delivery; fails only when the API server refuses the list (401 or
       // 403), which the source itself logs once at ERROR; readiness then stays false.
@@ -185,8 +259,6 @@ final class Service implements AutoCloseable {
       polls.start();
     }
     feed.start();
-    server.start();
-    return this;
   }
 
   int port() {
@@ -211,8 +283,13 @@ final class Service implements AutoCloseable {
 
   @Override
   public void close() {
+    closeQuietly(server);
+    closeParts();
+  }
+
+  /** Stops everything but the listener. */
+  private void closeParts() {
     List<AutoCloseable> parts = new ArrayList<>();
-    parts.add(server);
     parts.add(feed);
     if (polls != null) {
       parts.add(polls);

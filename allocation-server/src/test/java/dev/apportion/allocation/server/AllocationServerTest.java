@@ -237,10 +237,10 @@ class AllocationServerTest {
       withPolls.start();
       String b = "http://127.0.0.1:" + withPolls.port();
       for (int i = 0; i < 2; i++) { // a name joins after two polls a settle interval apart
-        Http.get(b + "/targets?collector=x&node=n1");
-        Http.get(b + "/jobs/node/targets?collector_id=y");
-        Http.get(b + "/jobs/node/targets");
-        Thread.sleep(100);
+        assertEquals(200, Http.get(b + "/targets?collector=x&node=n1").status());
+        assertEquals(200, Http.get(b + "/jobs/node/targets?collector_id=y").status());
+        assertEquals(200, Http.get(b + "/jobs/node/targets").status());
+        Thread.sleep(200);
       }
       polls.evaluate();
       assertEquals(List.of(List.of(Collector.of("x", "n1"), Collector.of("y"))), published);
