@@ -22,6 +22,7 @@ final class HttpFetch {
   private final HttpClient client;
   private final Duration timeout;
   private final SourceLimits limits;
+  private final SourceAuth auth;
 
   /** Parses a body as it is read. */
   interface BodyReader<T> {
@@ -29,9 +30,15 @@ final class HttpFetch {
   }
 
   HttpFetch(HttpClient client, Duration timeout, SourceLimits limits) {
+    this(client, timeout, limits, null);
+  }
+
+  /** With {@code auth} not null, its {@code Authorization} header is sent instead of the URL's. */
+  HttpFetch(HttpClient client, Duration timeout, SourceLimits limits, SourceAuth auth) {
     this.client = Objects.requireNonNull(client, "client");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.limits = Objects.requireNonNull(limits, "limits");
+    this.auth = auth;
   }
 
   /**
@@ -65,7 +72,13 @@ final class HttpFetch {
             .timeout(timeout)
             .header("Accept", "application/json");
     String userInfo = url.getRawUserInfo();
-    if (userInfo != null) {
+    if (auth != null) {
+      try {
+        rb.header("Authorization", auth.header());
+      } catch (IOException e) {
+        throw new IOException(shown + ": " + e.getMessage(), e);
+      }
+    } else if (userInfo != null) {
       rb.header(
           "Authorization",
           "Basic "

@@ -25,11 +25,16 @@ final class HttpSdSource implements TargetSource {
   private final LabelNames labelNames = new LabelNames();
 
   HttpSdSource(String job, URI url, HttpClient client, Duration timeout, SourceLimits limits) {
+    this(job, url, client, timeout, limits, null);
+  }
+
+  HttpSdSource(
+      String job, URI url, HttpClient client, Duration timeout, SourceLimits limits, SourceAuth auth) {
     this.job = job;
     this.url = url;
     this.shown = HttpFetch.redacted(url);
     this.limits = limits;
-    this.fetch = new HttpFetch(client, timeout, limits);
+    this.fetch = new HttpFetch(client, timeout, limits, auth);
     this.json = TargetReader.json(limits);
   }
 

@@ -25,11 +25,16 @@ final class PrometheusTargetsSource implements TargetSource {
   private final LabelNames labelNames = new LabelNames();
 
   PrometheusTargetsSource(URI base, HttpClient client, Duration timeout, SourceLimits limits) {
+    this(base, client, timeout, limits, null);
+  }
+
+  PrometheusTargetsSource(
+      URI base, HttpClient client, Duration timeout, SourceLimits limits, SourceAuth auth) {
     String b = base.toString();
     this.url = URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/api/v1/targets?state=active");
     this.shown = HttpFetch.redacted(url);
     this.limits = limits;
-    this.fetch = new HttpFetch(client, timeout, limits);
+    this.fetch = new HttpFetch(client, timeout, limits, auth);
     this.json = TargetReader.json(limits);
   }
 

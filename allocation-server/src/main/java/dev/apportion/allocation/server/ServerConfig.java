@@ -116,9 +116,11 @@ record ServerConfig(
 
   record FileSd(String job, List<Path> files) implements SourceConfig {}
 
-  record HttpSd(String job, URI url) implements SourceConfig {}
+  /** {@code auth} is null for none (a password in the URL is sent as basic auth). */
+  record HttpSd(String job, URI url, SourceAuth auth) implements SourceConfig {}
 
-  record PrometheusApi(URI url) implements SourceConfig {}
+  /** {@code auth} is null for none. */
+  record PrometheusApi(URI url, SourceAuth auth) implements SourceConfig {}
 
   /** Where collectors come from: exactly one of the three. */
   sealed interface CollectorsConfig permits StaticCollectors, KubernetesCollectors, PollCollectors {}
@@ -362,16 +364,70 @@ record ServerConfig(
       }
       case "httpSd" -> {
         ObjectNode h = object(o.get(kind), where);
-        keys(h, where + ".", "job", "url");
-        return new HttpSd(required(h, "job", where), url(required(h, "url", where), where + ".url"));
+        keys(h, where + ".", "job", "url", "basic_auth", "authorization");
+        return new HttpSd(
+            required(h, "job", where), url(required(h, "url", where), where + ".url"), auth(h, where, baseDir));
       }
       case "prometheus" -> {
         ObjectNode p = object(o.get(kind), where);
-        keys(p, where + ".", "url");
-        return new PrometheusApi(url(required(p, "url", where), where + ".url"));
+        keys(p, where + ".", "url", "basic_auth", "authorization");
+        return new PrometheusApi(url(required(p, "url", where), where + ".url"), auth(p, where, baseDir));
       }
       default -> throw new ConfigException(at + ": unknown source '" + kind + "' (fileSd, httpSd, prometheus)");
     }
+  }
+
+  /**
+   * A source's {@code basic_auth} or {@code authorization} (Prometheus's HTTP client options), or
+   * null; a credentials file is resolved against the config's folder and must be readable now.
+   */
+  private static SourceAuth auth(ObjectNode o, String at, Path baseDir) throws ConfigException {
+    JsonNode basic = o.get("basic_auth");
+    JsonNode authz = o.get("authorization");
+    if (basic != null && authz != null) {
+      throw new ConfigException(at + ".authorization: give basic_auth or authorization, not both");
+    }
+    if (basic != null) {
+      String w = at + ".basic_auth";
+      ObjectNode b = object(basic, w);
+      keys(b, w + ".", "username", "password", "password_file");
+      String user = required(b, "username", w);
+      SourceAuth auth = new SourceAuth("Basic", user, text(b, "password", null, w), secretFile(b, "password", w, baseDir));
+      if (auth.secret() == null && auth.secretFile() == null) {
+        throw new ConfigException(w + ": give password or password_file");
+      }
+      return auth;
+    }
+    if (authz != null) {
+      String w = at + ".authorization";
+      ObjectNode a = object(authz, w);
+      keys(a, w + ".", "type", "credentials", "credentials_file");
+      String type = text(a, "type", "Bearer", w);
+      if ("basic".equalsIgnoreCase(type)) {
+        throw new ConfigException(w + ".type: use basic_auth for Basic");
+      }
+      SourceAuth auth = new SourceAuth(type, null, text(a, "credentials", null, w), secretFile(a, "credentials", w, baseDir));
+      if (auth.secret() == null && auth.secretFile() == null) {
+        throw new ConfigException(w + ": give credentials or credentials_file");
+      }
+      return auth;
+    }
+    return null;
+  }
+
+  private static Path secretFile(ObjectNode o, String key, String at, Path baseDir) throws ConfigException {
+    String file = text(o, key + "_file", null, at);
+    if (file == null) {
+      return null;
+    }
+    if (o.get(key) != null) {
+      throw new ConfigException(at + "." + key + "_file: give " + key + " or " + key + "_file, not both");
+    }
+    Path p = baseDir.resolve(file);
+    if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+      throw new ConfigException(at + "." + key + "_file: not a readable regular file: " + LogSafe.text(file));
+    }
+    return p;
   }
 
   /**

@@ -86,9 +86,11 @@ final class Service implements AutoCloseable {
       if (s instanceof ServerConfig.FileSd f) {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
       } else if (s instanceof ServerConfig.HttpSd h) {
-        fb.source(TargetSource.httpSd(h.job(), h.url(), http, config.requestTimeout()));
+        fb.source(
+            new HttpSdSource(h.job(), h.url(), http, config.requestTimeout(), SourceLimits.DEFAULT, h.auth()));
       } else if (s instanceof ServerConfig.PrometheusApi p) {
-        fb.source(TargetSource.prometheusTargets(p.url(), http, config.requestTimeout()));
+        fb.source(
+            new PrometheusTargetsSource(p.url(), http, config.requestTimeout(), SourceLimits.DEFAULT, p.auth()));
       }
     }
     this.feed = fb.build();

@@ -231,7 +231,10 @@ class AllocationServerTest {
   void pollsAreReportedToTheMembership() {
     List<List<Collector>> published = new ArrayList<>();
     PollMembership polls =
-        PollMembership.builder(published::add).settle(java.time.Duration.ofMillis(50)).build();
+        PollMembership.builder(published::add)
+            .settle(java.time.Duration.ofMillis(50))
+            .expireAfter(java.time.Duration.ofSeconds(30))
+            .build();
     AllocationServer withPolls = AllocationServer.builder(allocator).polls(polls).build();
     try {
       withPolls.start();
