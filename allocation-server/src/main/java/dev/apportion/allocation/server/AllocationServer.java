@@ -25,8 +25,11 @@ import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
@@ -96,7 +99,9 @@ public final class AllocationServer implements AutoCloseable {
   private final Duration headerTimeout;
   private final Duration idleTimeout;
   private final int maxConnections;
+  private final WebConfig tls;
   private Server server;
+  private java.util.concurrent.ScheduledExecutorService certificateWatch;
   private ServerConnector connector;
 
   private AllocationServer(Builder b) {
@@ -108,6 +113,7 @@ public final class AllocationServer implements AutoCloseable {
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
     this.maxConnections = b.maxConnections;
+    this.tls = b.tls;
   }
 
   /** Everything a request is answered from, swapped as one on a reload. */
@@ -173,7 +179,21 @@ public final class AllocationServer implements AutoCloseable {
     // Paths are matched as fixed strings and never name a file, so an encoded '/' in a job name
     // (the OpenTelemetry collector escapes 'serviceMonitor/ns/name/0') is data, not ambiguity.
     http.setUriCompliance(UriCompliance.UNSAFE);
-    ServerConnector c = new ServerConnector(s, 1, 1, new HttpConnectionFactory(http));
+    ServerConnector c;
+    SslContextFactory.Server ssl = null;
+    if (tls == null) {
+      c = new ServerConnector(s, 1, 1, new HttpConnectionFactory(http));
+    } else {
+      try {
+        ssl = tls.factory();
+      } catch (java.security.GeneralSecurityException e) {
+        throw new IOException("TLS: " + e.getMessage(), e);
+      }
+      SecureRequestCustomizer secure = new SecureRequestCustomizer();
+      secure.setSniHostCheck(false);
+      http.addCustomizer(secure);
+      c = new ServerConnector(s, 1, 1, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(http));
+    }
     c.setHost(address.getAddress() == null ? null : address.getAddress().getHostAddress());
     c.setPort(address.getPort());
     c.setIdleTimeout(idleTimeout.toMillis());
@@ -201,11 +221,64 @@ public final class AllocationServer implements AutoCloseable {
     }
     server = s;
     connector = c;
+    if (ssl != null) {
+      watchCertificates(ssl);
+    }
     LOG.info(
-        "serving allocations on http://{}",
+        "serving allocations on {}://{}",
+        tls == null ? "http" : "https",
         formatAddress(new InetSocketAddress(address.getAddress(), c.getLocalPort())));
     return this;
   }
+
+  /**
+   * Re-reads the certificate, key and client CA files when they change (checked every 5 s), so a
+   * renewed certificate is served to new connections without a restart; a bad new file is logged
+   * once and the old certificate stays.
+   */
+  private void watchCertificates(SslContextFactory.Server ssl) {
+    String[] last = {tls.stamp()};
+    boolean[] failing = {false};
+    certificateWatch =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "apportion-tls-reload");
+              t.setDaemon(true);
+              return t;
+            });
+    java.util.concurrent.ScheduledFuture<?> unused =
+        certificateWatch.scheduleWithFixedDelay(
+            () -> {
+              String now = tls.stamp();
+              if (now.equals(last[0])) {
+                return;
+              }
+              try {
+                ssl.reload(
+                    f -> {
+                      try {
+                        tls.apply(f);
+                      } catch (IOException | java.security.GeneralSecurityException e) {
+                        throw new IllegalStateException(e.getMessage(), e);
+                      }
+                    });
+                last[0] = now;
+                failing[0] = false;
+                LOG.info("TLS certificate files reloaded");
+              } catch (Exception e) {
+                if (!failing[0]) {
+                  failing[0] = true;
+                  LOG.warn("TLS certificate files changed but cannot be loaded ({}); serving the old ones", LogSafe.text(e.getMessage()));
+                }
+              }
+            },
+            CERTIFICATE_CHECK_MILLIS,
+            CERTIFICATE_CHECK_MILLIS,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** How often the TLS files are checked for a change. */
+  static final long CERTIFICATE_CHECK_MILLIS = 5_000;
 
   private static void stopQuietly(Server s) {
     try {
@@ -266,6 +339,10 @@ public final class AllocationServer implements AutoCloseable {
       stopQuietly(server);
       server = null;
       connector = null;
+    }
+    if (certificateWatch != null) {
+      certificateWatch.shutdownNow();
+      certificateWatch = null;
     }
   }
 
@@ -443,6 +520,7 @@ public final class AllocationServer implements AutoCloseable {
     private Duration idleTimeout = Duration.ofSeconds(30);
     private int maxConnections = 2048;
     private Reload reload;
+    private WebConfig tls;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -570,6 +648,12 @@ public final class AllocationServer implements AutoCloseable {
         throw new IllegalArgumentException(what + " must be positive");
       }
       return d;
+    }
+
+    /** Serves HTTPS with these settings (the exporter toolkit's web config file). */
+    Builder tls(WebConfig config) {
+      this.tls = Objects.requireNonNull(config, "config");
+      return this;
     }
 
     /** Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread. */

@@ -42,7 +42,8 @@ record ServerConfig(
     Duration requestTimeout,
     List<SourceConfig> targets,
     CollectorsConfig collectors,
-    Map<String, Map<String, Object>> scrapeConfigs) {
+    Map<String, Map<String, Object>> scrapeConfigs,
+    WebConfig web) {
 
   /** A config error: its message is the one line Main prints. */
   static final class ConfigException extends Exception {
@@ -190,7 +191,7 @@ record ServerConfig(
 
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
-    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs");
+    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile");
     InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
     StrategyConfig strategy = strategy(top.get("strategy"));
@@ -227,8 +228,10 @@ record ServerConfig(
         scrape.put(e.getKey(), settings);
       }
     }
+    String webFile = text(top, "webConfigFile", null, "");
+    WebConfig web = webFile == null ? null : WebConfig.read(baseDir.resolve(webFile));
     return new ServerConfig(
-        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape);
+        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, web);
   }
 
   private static StrategyConfig strategy(JsonNode s) throws ConfigException {

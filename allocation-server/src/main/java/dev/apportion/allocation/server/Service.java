@@ -177,6 +177,9 @@ final class Service implements AutoCloseable {
     if (reloader != null) {
       sb.reload(reloader);
     }
+    if (config.web() != null) {
+      sb.tls(config.web());
+    }
     this.server = sb.readiness(this::isReady).build();
     this.routes = server;
   }
@@ -193,6 +196,9 @@ final class Service implements AutoCloseable {
   Service reloaded(ServerConfig next) throws ConfigException {
     if (!next.listen().equals(config.listen())) {
       throw new ConfigException("listen: cannot change on a reload (restart to move the listener)");
+    }
+    if (!java.util.Objects.equals(next.web(), config.web())) {
+      throw new ConfigException("webConfigFile: cannot change on a reload (restart; changed certificate files are reloaded by themselves)");
     }
     Service fresh = new Service(next, testClient, reloader);
     try {
