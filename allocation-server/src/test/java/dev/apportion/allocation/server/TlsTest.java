@@ -31,39 +31,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TlsTest {
   @TempDir Path dir;
-  private static final char[] PASS = "changeit".toCharArray();
+  private static final char[] PASS = Certs.PASS;
 
-  /** A self-signed EC certificate for {@code cn} in a PKCS#12 file, made by keytool. */
   private Path keytool(String name, String cn) throws Exception {
-    Path store = dir.resolve(name + ".p12");
-    Files.deleteIfExists(store);
-    Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-    Process p =
-        new ProcessBuilder(
-                keytool.toString(), "-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=" + cn, "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "changeit")
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertEquals(0, p.waitFor(), out);
-    return store;
+    return Certs.make(dir, name, cn);
   }
 
   private static KeyStore load(Path p12) throws Exception {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(p12)) {
-      ks.load(in, PASS);
-    }
-    return ks;
-  }
-
-  /** Writes {@code name}.crt and {@code name}.key (PKCS#8 PEM) from the store. */
-  private void pem(Path p12, String name) throws Exception {
-    KeyStore ks = load(p12);
-    Certificate cert = ks.getCertificate(name);
-    Files.writeString(dir.resolve(name + ".crt"), WebConfig.pem("CERTIFICATE", cert.getEncoded()));
-    Files.writeString(dir.resolve(name + ".key"), WebConfig.pem("PRIVATE KEY", ks.getKey(name, PASS).getEncoded()));
+    return Certs.load(p12);
   }
 
   private static HttpClient client(Path trustCert, Path clientP12) throws Exception {
@@ -93,10 +68,8 @@ class TlsTest {
   @Test
   void requireAndVerifyClientCertServesOnlyClientsWithACertificateAndReloadsRenewedCertificates()
       throws Exception {
-    Path server = keytool("server", "localhost");
+    keytool("server", "localhost");
     Path collector = keytool("collector", "prometheus-0");
-    pem(server, "server");
-    pem(collector, "collector");
     Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"a:1\"]}]");
     Files.writeString(
         dir.resolve("web.yml"),
@@ -133,8 +106,7 @@ class TlsTest {
       assertThrows(IOException.class, () -> get(plain, url.replace("https", "http")));
 
       // A renewed certificate: new key, same name. New connections get it without a restart.
-      Path renewed = keytool("server", "localhost");
-      pem(renewed, "server");
+      keytool("server", "localhost");
       long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       Certificate after = before;
       while (after.equals(before) && System.nanoTime() < end) {
