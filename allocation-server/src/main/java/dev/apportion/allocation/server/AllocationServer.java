@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
  *       Builder#readiness} says ready, else 503</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>the text {@link Builder#metrics} supplies</td></tr>
+ *   <tr><td>{@code POST /-/reload}</td><td>when the service enabled it: reloads the config; 200
+ *       or 500 with the reason</td></tr>
  * </table>
  *
  * <h2>Consistency and cost</h2>
