@@ -118,10 +118,10 @@ record ServerConfig(
   record FileSd(String job, List<Path> files) implements SourceConfig {}
 
   /** {@code auth} is null for none (a password in the URL is sent as basic auth). */
-  record HttpSd(String job, URI url, SourceAuth auth) implements SourceConfig {}
+  record HttpSd(String job, URI url, SourceAuth auth, SourceTls tls) implements SourceConfig {}
 
-  /** {@code auth} is null for none. */
-  record PrometheusApi(URI url, SourceAuth auth) implements SourceConfig {}
+  /** {@code auth} and {@code tls} are null for none. */
+  record PrometheusApi(URI url, SourceAuth auth, SourceTls tls) implements SourceConfig {}
 
   /** Where collectors come from: exactly one of the three. */
   sealed interface CollectorsConfig permits StaticCollectors, KubernetesCollectors, PollCollectors {}
@@ -367,14 +367,18 @@ record ServerConfig(
       }
       case "httpSd" -> {
         ObjectNode h = object(o.get(kind), where);
-        keys(h, where + ".", "job", "url", "basic_auth", "authorization");
+        keys(h, where + ".", "job", "url", "basic_auth", "authorization", "tls_config");
         return new HttpSd(
-            required(h, "job", where), url(required(h, "url", where), where + ".url"), auth(h, where, baseDir));
+            required(h, "job", where),
+            url(required(h, "url", where), where + ".url"),
+            auth(h, where, baseDir),
+            tls(h, where, baseDir));
       }
       case "prometheus" -> {
         ObjectNode p = object(o.get(kind), where);
-        keys(p, where + ".", "url", "basic_auth", "authorization");
-        return new PrometheusApi(url(required(p, "url", where), where + ".url"), auth(p, where, baseDir));
+        keys(p, where + ".", "url", "basic_auth", "authorization", "tls_config");
+        return new PrometheusApi(
+            url(required(p, "url", where), where + ".url"), auth(p, where, baseDir), tls(p, where, baseDir));
       }
       default -> throw new ConfigException(at + ": unknown source '" + kind + "' (fileSd, httpSd, prometheus)");
     }
@@ -416,6 +420,34 @@ record ServerConfig(
       return auth;
     }
     return null;
+  }
+
+  /** A source's {@code tls_config}, or null; its files are loaded now so that a bad one is a config error. */
+  private static SourceTls tls(ObjectNode o, String at, Path baseDir) throws ConfigException {
+    JsonNode t = o.get("tls_config");
+    if (t == null || t.isNull()) {
+      return null;
+    }
+    String w = at + ".tls_config";
+    ObjectNode tls = object(t, w);
+    keys(tls, w + ".", "ca_file", "cert_file", "key_file");
+    String ca = text(tls, "ca_file", null, w);
+    String cert = text(tls, "cert_file", null, w);
+    String key = text(tls, "key_file", null, w);
+    if ((cert == null) != (key == null)) {
+      throw new ConfigException(w + ": give cert_file and key_file together");
+    }
+    SourceTls s =
+        new SourceTls(
+            ca == null ? null : baseDir.resolve(ca),
+            cert == null ? null : baseDir.resolve(cert),
+            key == null ? null : baseDir.resolve(key));
+    try {
+      s.context();
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new ConfigException(w + ": " + LogSafe.text(oneLine(e.getMessage())));
+    }
+    return s;
   }
 
   private static Path secretFile(ObjectNode o, String key, String at, Path baseDir) throws ConfigException {

@@ -87,10 +87,12 @@ final class Service implements AutoCloseable {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
       } else if (s instanceof ServerConfig.HttpSd h) {
         fb.source(
-            new HttpSdSource(h.job(), h.url(), http, config.requestTimeout(), SourceLimits.DEFAULT, h.auth()));
+            new HttpSdSource(
+                h.job(), h.url(), client(h.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, h.auth()));
       } else if (s instanceof ServerConfig.PrometheusApi p) {
         fb.source(
-            new PrometheusTargetsSource(p.url(), http, config.requestTimeout(), SourceLimits.DEFAULT, p.auth()));
+            new PrometheusTargetsSource(
+                p.url(), client(p.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, p.auth()));
       }
     }
     this.feed = fb.build();
@@ -227,6 +229,19 @@ final class Service implements AutoCloseable {
     server = null;
     closeParts();
     return fresh;
+  }
+
+  /** The shared client, or one of the source's own with its {@code tls_config}. */
+  private static HttpClient client(SourceTls tls, HttpClient shared, ServerConfig config)
+      throws ConfigException {
+    if (tls == null) {
+      return shared;
+    }
+    try {
+      return tls.client(config.requestTimeout());
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new ConfigException("tls_config: " + LogSafe.text(String.valueOf(e.getMessage())));
+    }
   }
 
   private void countRequest(String endpoint, int status) {

@@ -165,7 +165,7 @@ record WebConfig(Path certFile, Path keyFile, String clientAuthType, Path client
     return ks;
   }
 
-  private static List<Certificate> certificates(Path file, String key)
+  static List<Certificate> certificates(Path file, String key)
       throws IOException, GeneralSecurityException {
     try (InputStream in = Files.newInputStream(file)) {
       List<Certificate> out = new ArrayList<>(CertificateFactory.getInstance("X.509").generateCertificates(in));
@@ -179,7 +179,7 @@ record WebConfig(Path certFile, Path keyFile, String clientAuthType, Path client
   private static final Pattern PKCS8 =
       Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
 
-  private static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
+  static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
     String pem = Files.readString(file, StandardCharsets.US_ASCII);
     Matcher m = PKCS8.matcher(pem);
     if (!m.find()) {

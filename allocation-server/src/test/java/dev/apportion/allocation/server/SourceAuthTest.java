@@ -65,6 +65,73 @@ class SourceAuthTest {
   }
 
   @Test
+  void tlsConfigGivesTheSourceItsCaAndClientCertificate() throws Exception {
+    java.nio.file.Path sdStore = Certs.make(dir, "sd", "localhost");
+    Certs.make(dir, "client", "apportion");
+    javax.net.ssl.KeyManagerFactory kmf =
+        javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+    kmf.init(Certs.load(sdStore), Certs.PASS);
+    java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    try (java.io.InputStream in = Files.newInputStream(dir.resolve("client.crt"))) {
+      trust.setCertificateEntry("client", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    javax.net.ssl.TrustManagerFactory tmf =
+        javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+    ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+    com.sun.net.httpserver.HttpsServer sd =
+        com.sun.net.httpserver.HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    sd.setHttpsConfigurator(
+        new com.sun.net.httpserver.HttpsConfigurator(ctx) {
+          @Override
+          public void configure(com.sun.net.httpserver.HttpsParameters params) {
+            javax.net.ssl.SSLParameters p = getSSLContext().getDefaultSSLParameters();
+            p.setNeedClientAuth(true);
+            params.setSSLParameters(p);
+          }
+        });
+    sd.createContext(
+        "/",
+        ex -> {
+          byte[] b = "[{\"targets\":[\"tls:1\"]}]".getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, b.length);
+          try (OutputStream out = ex.getResponseBody()) {
+            out.write(b);
+          }
+        });
+    sd.start();
+    try {
+      String url = "https://127.0.0.1:" + sd.getAddress().getPort() + "/sd";
+      Path config = dir.resolve("c.yaml");
+      Files.writeString(
+          config,
+          "listen: 127.0.0.1:0\n"
+              + "targets: [{httpSd: {job: a, url: '" + url + "',"
+              + " tls_config: {ca_file: sd.crt, cert_file: client.crt, key_file: client.key}}}]\n"
+              + "collectors: {static: [x]}\n");
+      try (Service s = new Service(ServerConfig.read(config))) {
+        s.feed().refresh();
+        assertTrue(s.feed().isUp(0));
+        assertEquals(1, s.allocator().snapshot().targets().size());
+      }
+      Files.writeString(
+          config,
+          "listen: 127.0.0.1:0\n"
+              + "targets: [{httpSd: {job: a, url: '" + url + "', tls_config: {ca_file: sd.crt}}}]\n"
+              + "collectors: {static: [x]}\n");
+      try (Service s = new Service(ServerConfig.read(config))) {
+        s.feed().refresh();
+        assertFalse(s.feed().isUp(0), "no client certificate: the SD server refuses");
+      }
+    } finally {
+      sd.stop(0);
+    }
+  }
+
+  @Test
   void badAuthOptionsAreConfigErrorsNamingTheKey() throws Exception {
     Path config = dir.resolve("c.yaml");
     Files.writeString(
