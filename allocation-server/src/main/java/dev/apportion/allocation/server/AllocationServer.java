@@ -1,21 +1,37 @@
 package dev.apportion.allocation.server;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.apportion.allocation.Allocator;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +57,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
  *       Builder#readiness} says ready, else 503</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>the text {@link Builder#metrics} supplies</td></tr>
+ *   <tr><td>{@code POST /-/reload}</td><td>when the service enabled it: reloads the config; 200
+ *       or 500 with the reason</td></tr>
  * </table>
  *
  * <h2>Consistency and cost</h2>
@@ -55,54 +73,79 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Limits</h2>
  *
- * Only {@code GET} and {@code HEAD}; a request that carries a body is refused (413), a request line
- * longer than {@value #MAX_URI_LENGTH} characters too (414). Nothing in a request names a file or
- * reaches anything but the snapshot. Requests run on a small pool with a bounded queue; when the queue is full
- * the JDK server closes the new connection at once rather than queueing without end. The JDK server's own
- * timeouts and header limits are JVM-wide system properties ({@code sun.net.httpserver.maxReqTime},
- * {@code maxRspTime}, {@code maxReqHeaders}, {@code maxReqHeaderSize}); {@link Main} sets them
- * before the first server starts unless they are set already. Loading this class sets {@code
- * sun.net.httpserver.nodelay} to true unless it is set: without it every answer waits about 40 ms
- * for a delayed ACK.
+ * Only {@code GET} and {@code HEAD}; a request that carries a body is refused (413), a request URI
+ * longer than {@value #MAX_URI_LENGTH} characters too (414; past the 16 KiB header buffer Jetty
+ * answers 414 itself). Nothing in a request names a file or reaches anything but the snapshot.
  *
- * <p>Nothing is logged per request. Thread-safe; {@link #start()} binds and returns, {@link #close()}
- * stops at once.
+ * <p>The HTTP engine is Jetty 12 (its core API, no servlets): connections are read by a selector,
+ * not by a thread each, so a client that sends its headers slowly holds a socket and a buffer but
+ * no thread, and requests are handled on a small pool only once their headers are complete. Each
+ * connection must complete its first request's headers within the {@linkplain Builder#headerTimeout
+ * header timeout} (default 10 s) and is closed after the {@linkplain Builder#idleTimeout idle
+ * timeout} (default 30 s) without a byte; at most {@linkplain Builder#maxConnections} connections
+ * are open at once (Jetty stops accepting beyond that).
+ *
+ * <p>Nothing is logged per request. Thread-safe; {@link #start()} binds and returns (it blocks only
+ * while binding), {@link #close()} stops at once.
  */
 public final class AllocationServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AllocationServer.class);
 
-  static {
-    // The JDK server writes headers and body in two writes; with Nagle's algorithm on, the second
-    // waits for the client's delayed ACK (about 40 ms per answer). JVM-wide, read once when the
-    // JDK server's config class loads, so it is set here unless the user set it.
-    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-      System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-  }
-
   /** The longest request URI accepted, in characters. */
   public static final int MAX_URI_LENGTH = 2048;
 
-  private final Allocator allocator;
   private final InetSocketAddress address;
-  private final Supplier<String> metrics;
-  private final BooleanSupplier readiness;
-  private final PollMembership polls;
-  private final Rendering rendering;
   private final int threads;
-  private final RequestCounter requests;
-  private HttpServer server;
-  private ThreadPoolExecutor executor;
+  /** What requests are answered from; replaced whole by {@link #takeOver} on a reload. */
+  private volatile Routes routes;
+  private final Duration headerTimeout;
+  private final Duration idleTimeout;
+  private final int maxConnections;
+  private final WebConfig tls;
+  private Server server;
+  private java.util.concurrent.ScheduledExecutorService certificateWatch;
+  private ServerConnector connector;
 
   private AllocationServer(Builder b) {
-    this.allocator = b.allocator;
     this.address = b.address;
-    this.metrics = b.metrics;
-    this.readiness = b.readiness;
-    this.polls = b.polls;
-    this.rendering = new Rendering(b.scrapeConfigs);
+    this.routes =
+        new Routes(
+            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload);
     this.threads = b.threads;
-    this.requests = b.requests;
+    this.headerTimeout = b.headerTimeout;
+    this.idleTimeout = b.idleTimeout;
+    this.maxConnections = b.maxConnections;
+    this.tls = b.tls;
+  }
+
+  /** Everything a request is answered from, swapped as one on a reload. */
+  private record Routes(
+      Allocator allocator,
+      Supplier<String> metrics,
+      BooleanSupplier readiness,
+      PollMembership polls,
+      Rendering rendering,
+      RequestCounter requests,
+      Reload reload) {}
+
+  /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
+  interface Reload {
+    /**
+     * Reloads. Blocks.
+     *
+     * @return a one-line outcome for the answer
+     * @throws Exception with a one-line message when the reload was refused (the old config stays)
+     */
+    String reload() throws Exception;
+  }
+
+  /**
+   * Answers from now on from {@code other}'s allocator, membership, metrics and settings (its
+   * builder's), keeping this server's listener and connections: a reload without a gap. {@code
+   * other} is never started. Never blocks.
+   */
+  void takeOver(AllocationServer other) {
+    this.routes = other.routes;
   }
 
   /**
@@ -126,29 +169,152 @@ public final class AllocationServer implements AutoCloseable {
     if (server != null) {
       throw new IllegalStateException("already started");
     }
-    HttpServer s = HttpServer.create(address, 64);
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            30,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(256),
+    // Threads: one acceptor, one selector and the request handlers.
+    QueuedThreadPool pool = new QueuedThreadPool(threads + 4, 2);
+    pool.setName("apportion-http");
+    pool.setDaemon(true);
+    Server s = new Server(pool);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setRequestHeaderSize(16 << 10);
+    http.setIdleTimeout(idleTimeout.toMillis());
+    // Paths are matched as fixed strings and never name a file, so an encoded '/' in a job name
+    // (the OpenTelemetry collector escapes 'serviceMonitor/ns/name/0') is data, not ambiguity.
+    http.setUriCompliance(UriCompliance.UNSAFE);
+    ServerConnector c;
+    SslContextFactory.Server ssl = null;
+    if (tls == null) {
+      c = new ServerConnector(s, 1, 1, new HttpConnectionFactory(http));
+    } else {
+      try {
+        ssl = tls.factory();
+      } catch (java.security.GeneralSecurityException e) {
+        throw new IOException("TLS: " + e.getMessage(), e);
+      }
+      SecureRequestCustomizer secure = new SecureRequestCustomizer();
+      secure.setSniHostCheck(false);
+      http.addCustomizer(secure);
+      c = new ServerConnector(s, 1, 1, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(http));
+    }
+    c.setHost(address.getAddress() == null ? null : address.getAddress().getHostAddress());
+    c.setPort(address.getPort());
+    c.setIdleTimeout(idleTimeout.toMillis());
+    c.setAcceptQueueSize(128);
+    c.addEventListener(new HeaderTimeout(c.getScheduler(), headerTimeout));
+    s.addConnector(c);
+    s.addBean(new NetworkConnectionLimit(maxConnections, c));
+    s.setHandler(
+        new Handler.Abstract() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback) {
+            serve(request, response, callback);
+            return true;
+          }
+        });
+    s.setStopTimeout(0);
+    try {
+      s.start();
+    } catch (IOException e) {
+      stopQuietly(s);
+      throw e;
+    } catch (Exception e) {
+      stopQuietly(s);
+      throw new IOException("cannot start the HTTP server: " + e.getMessage(), e);
+    }
+    server = s;
+    connector = c;
+    if (ssl != null) {
+      watchCertificates(ssl);
+    }
+    LOG.info(
+        "serving allocations on {}://{}",
+        tls == null ? "http" : "https",
+        formatAddress(new InetSocketAddress(address.getAddress(), c.getLocalPort())));
+    return this;
+  }
+
+  /**
+   * Re-reads the certificate, key and client CA files when they change (checked every 5 s), so a
+   * renewed certificate is served to new connections without a restart; a bad new file is logged
+   * once and the old certificate stays.
+   */
+  private void watchCertificates(SslContextFactory.Server ssl) {
+    String[] last = {tls.stamp()};
+    boolean[] failing = {false};
+    certificateWatch =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "apportion-http");
+              Thread t = new Thread(r, "apportion-tls-reload");
               t.setDaemon(true);
               return t;
+            });
+    java.util.concurrent.ScheduledFuture<?> unused =
+        certificateWatch.scheduleWithFixedDelay(
+            () -> {
+              String now = tls.stamp();
+              if (now.equals(last[0])) {
+                return;
+              }
+              try {
+                ssl.reload(
+                    f -> {
+                      try {
+                        tls.apply(f);
+                      } catch (IOException | java.security.GeneralSecurityException e) {
+                        throw new IllegalStateException(e.getMessage(), e);
+                      }
+                    });
+                last[0] = now;
+                failing[0] = false;
+                LOG.info("TLS certificate files reloaded");
+              } catch (Exception e) {
+                if (!failing[0]) {
+                  failing[0] = true;
+                  LOG.warn("TLS certificate files changed but cannot be loaded ({}); serving the old ones", LogSafe.text(e.getMessage()));
+                }
+              }
             },
-            // The JDK server closes the connection when its executor refuses an exchange.
-            new ThreadPoolExecutor.AbortPolicy());
-    pool.allowCoreThreadTimeOut(true);
-    s.setExecutor(pool);
-    s.createContext("/", this::handle);
-    s.start();
-    server = s;
-    executor = pool;
-    LOG.info("serving allocations on http://{}", formatAddress(s.getAddress()));
-    return this;
+            CERTIFICATE_CHECK_MILLIS,
+            CERTIFICATE_CHECK_MILLIS,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** How often the TLS files are checked for a change. */
+  static final long CERTIFICATE_CHECK_MILLIS = 5_000;
+
+  private static void stopQuietly(Server s) {
+    try {
+      s.stop();
+    } catch (Exception e) {
+      // giving up on a server that did not start: nothing more to do
+    }
+  }
+
+  /**
+   * Closes a connection that has not completed its first request's headers within the timeout:
+   * idle timeouts alone let a client that sends one byte now and then hold a connection for ever.
+   */
+  private static final class HeaderTimeout implements Connection.Listener {
+    private final Scheduler scheduler;
+    private final long millis;
+
+    HeaderTimeout(Scheduler scheduler, Duration timeout) {
+      this.scheduler = scheduler;
+      this.millis = timeout.toMillis();
+    }
+
+    @Override
+    public void onOpened(Connection connection) {
+      Scheduler.Task unused =
+          scheduler.schedule(
+              () -> {
+                if (connection.getMessagesIn() == 0 && connection.getEndPoint().isOpen()) {
+                  connection.getEndPoint().close();
+                }
+              },
+              millis,
+              TimeUnit.MILLISECONDS);
+    }
   }
 
   /**
@@ -161,20 +327,24 @@ public final class AllocationServer implements AutoCloseable {
     if (server == null) {
       throw new IllegalStateException("not started");
     }
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   /**
    * Stops serving at once; an answer being written is cut (a scraper retries at its next refresh).
-   * The JDK server's graceful stop waits out its whole delay on JDK 17, which would only slow
-   * shutdown: every answer here is a small in-memory write.
+   * Every answer here is a small in-memory write, so there is nothing worth waiting for. Blocks
+   * while Jetty's threads stop.
    */
   @Override
   public synchronized void close() {
     if (server != null) {
-      server.stop(0);
-      executor.shutdownNow();
+      stopQuietly(server);
       server = null;
+      connector = null;
+    }
+    if (certificateWatch != null) {
+      certificateWatch.shutdownNow();
+      certificateWatch = null;
     }
   }
 
@@ -183,40 +353,48 @@ public final class AllocationServer implements AutoCloseable {
     return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      Reply reply = answer(exchange);
-      requests.count(reply.endpoint, reply.status);
-      byte[] body = reply.body;
-      exchange.getResponseHeaders().set("Content-Type", reply.contentType);
-      exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      boolean head = "HEAD".equals(exchange.getRequestMethod());
-      exchange.sendResponseHeaders(reply.status, head ? -1 : (body.length == 0 ? -1 : body.length));
-      if (!head && body.length > 0) {
-        try (OutputStream out = exchange.getResponseBody()) {
-          out.write(body);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // A client that went away mid-answer: nothing to tell anyone, and no per-request log line.
-      requests.count("error", 500);
+  private void serve(Request request, Response response, Callback callback) {
+    Reply reply;
+    Routes r = routes;
+    try {
+      boolean body =
+          request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+      reply =
+          answer(
+              r,
+              request.getMethod(),
+              request.getHttpURI().getPath(),
+              request.getHttpURI().getQuery(),
+              body);
+    } catch (RuntimeException e) {
+      // A bug answers 500 and never kills the connection's thread; no per-request log line.
+      reply = Reply.error("error", 500, "internal error");
     }
+    r.requests().count(reply.endpoint, reply.status);
+    response.setStatus(reply.status);
+    HttpFields.Mutable headers = response.getHeaders();
+    headers.put(HttpHeader.CONTENT_TYPE, reply.contentType);
+    headers.put(HttpHeader.CACHE_CONTROL, "no-store");
+    headers.put(new HttpField.LongValueHttpField(HttpHeader.CONTENT_LENGTH, reply.body.length));
+    boolean head = "HEAD".equals(request.getMethod());
+    response.write(true, head ? ByteBuffer.allocate(0) : ByteBuffer.wrap(reply.body), callback);
   }
 
-  private Reply answer(HttpExchange exchange) {
-    String method = exchange.getRequestMethod();
+  private Reply answer(Routes r, String method, String raw, String rawQuery, boolean hasBody) {
+    if ("POST".equals(method) && "/-/reload".equals(raw) && !hasBody) {
+      return reload(r);
+    }
     if (!"GET".equals(method) && !"HEAD".equals(method)) {
       return Reply.error("other", 405, "only GET and HEAD are served");
     }
-    String raw = exchange.getRequestURI().getRawPath();
-    String rawQuery = exchange.getRequestURI().getRawQuery();
+    if (raw == null) {
+      return Reply.error("other", 400, "no path");
+    }
     int length = raw.length() + (rawQuery == null ? 0 : rawQuery.length() + 1);
     if (length > MAX_URI_LENGTH) {
       return Reply.error("other", 414, "request URI longer than " + MAX_URI_LENGTH);
     }
-    String contentLength = exchange.getRequestHeaders().getFirst("Content-Length");
-    if ((contentLength != null && !"0".equals(contentLength.trim()))
-        || exchange.getRequestHeaders().containsKey("Transfer-Encoding")) {
+    if (hasBody) {
       return Reply.error("other", 413, "requests carry no body");
     }
     Map<String, String> query;
@@ -226,13 +404,13 @@ public final class AllocationServer implements AutoCloseable {
       return Reply.error("other", 400, e.getMessage());
     }
     return switch (raw) {
-      case "/targets" -> httpSd(query);
-      case "/jobs" -> Reply.json("jobs", rendering.jobs(allocator.snapshot()));
+      case "/targets" -> httpSd(r, query);
+      case "/jobs" -> Reply.json("jobs", r.rendering().jobs(r.allocator().snapshot()));
       case "/scrape_configs" ->
-          Reply.json("scrape_configs", rendering.scrapeConfigs(allocator.snapshot()));
+          Reply.json("scrape_configs", r.rendering().scrapeConfigs(r.allocator().snapshot()));
       case "/livez" -> Reply.text("livez", 200, "ok\n");
       case "/readyz" ->
-          readiness.getAsBoolean()
+          r.readiness().getAsBoolean()
               ? Reply.text("readyz", 200, "ready\n")
               : Reply.text("readyz", 503, "not ready\n");
       case "/metrics" ->
@@ -240,28 +418,42 @@ public final class AllocationServer implements AutoCloseable {
               "metrics",
               200,
               "text/plain; version=0.0.4; charset=utf-8",
-              metrics.get().getBytes(StandardCharsets.UTF_8));
+              r.metrics().get().getBytes(StandardCharsets.UTF_8));
       case "/" -> Reply.text("index", 200, Rendering.INDEX);
       default ->
-          raw.startsWith("/jobs/") && raw.endsWith("/targets")
+          raw.startsWith("/jobs/")
+                  && raw.endsWith("/targets")
+                  && raw.length() > "/jobs/".length() + "/targets".length()
               ? jobTargets(
+                  r,
                   raw.substring("/jobs/".length(), raw.length() - "/targets".length()), query)
               : Reply.error("other", 404, "no such endpoint");
     };
   }
 
-  private Reply httpSd(Map<String, String> query) {
+  private static Reply reload(Routes r) {
+    if (r.reload() == null) {
+      return Reply.error("reload", 405, "reload is not enabled");
+    }
+    try {
+      return Reply.text("reload", 200, r.reload().reload() + "\n");
+    } catch (Exception e) {
+      return Reply.text("reload", 500, "reload failed, the old config stays: " + e.getMessage() + "\n");
+    }
+  }
+
+  private static Reply httpSd(Routes r, Map<String, String> query) {
     String collector = query.get("collector");
     if (collector == null || collector.isBlank()) {
       return Reply.error("targets", 400, "the query parameter collector is required");
     }
-    if (polls != null) {
-      polls.heard(collector, query.get("node"));
+    if (r.polls() != null) {
+      r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("targets", rendering.httpSd(allocator.snapshot(), collector));
+    return Reply.json("targets", r.rendering().httpSd(r.allocator().snapshot(), collector));
   }
 
-  private Reply jobTargets(String rawJob, Map<String, String> query) {
+  private static Reply jobTargets(Routes r, String rawJob, Map<String, String> query) {
     String job;
     try {
       job = Queries.decode(rawJob);
@@ -273,16 +465,16 @@ public final class AllocationServer implements AutoCloseable {
     }
     String collector = query.get("collector_id");
     if (collector == null) {
-      return Reply.json("jobs", rendering.jobAllCollectors(allocator.snapshot(), job));
+      return Reply.json("jobs", r.rendering().jobAllCollectors(r.allocator().snapshot(), job));
     }
-    if (polls != null && !collector.isBlank()) {
-      polls.heard(collector, query.get("node"));
+    if (r.polls() != null && !collector.isBlank()) {
+      r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("jobs", rendering.jobTargets(allocator.snapshot(), collector, job));
+    return Reply.json("jobs", r.rendering().jobTargets(r.allocator().snapshot(), collector, job));
   }
 
   /** One answer: endpoint (a metric tag), status, type and bytes. */
-  private static final class Reply {
+  static final class Reply {
     final String endpoint;
     final int status;
     final String contentType;
@@ -326,6 +518,11 @@ public final class AllocationServer implements AutoCloseable {
     private Map<String, Map<String, Object>> scrapeConfigs = Map.of();
     private int threads = 4;
     private RequestCounter requests = (endpoint, status) -> {};
+    private Duration headerTimeout = Duration.ofSeconds(10);
+    private Duration idleTimeout = Duration.ofSeconds(30);
+    private int maxConnections = 2048;
+    private Reload reload;
+    private WebConfig tls;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -396,7 +593,8 @@ public final class AllocationServer implements AutoCloseable {
     }
 
     /**
-     * How many threads answer requests. Default 4.
+     * How many threads answer requests (requests whose headers are complete; reading them takes
+     * no thread). Default 4.
      *
      * @param threads at least 1
      * @return this builder
@@ -406,6 +604,63 @@ public final class AllocationServer implements AutoCloseable {
         throw new IllegalArgumentException("threads must be at least 1");
       }
       this.threads = threads;
+      return this;
+    }
+
+    /**
+     * How long a new connection may take to send its first request's headers before it is closed.
+     * Default 10 s.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder headerTimeout(Duration timeout) {
+      this.headerTimeout = positive(timeout, "headerTimeout");
+      return this;
+    }
+
+    /**
+     * How long a connection may stay without a byte either way before it is closed. Default 30 s.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder idleTimeout(Duration timeout) {
+      this.idleTimeout = positive(timeout, "idleTimeout");
+      return this;
+    }
+
+    /**
+     * The most connections open at once; beyond it new connections wait in the kernel's accept
+     * queue. Default 2048.
+     *
+     * @param max at least 1
+     * @return this builder
+     */
+    public Builder maxConnections(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxConnections must be at least 1");
+      }
+      this.maxConnections = max;
+      return this;
+    }
+
+    private static Duration positive(Duration d, String what) {
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive");
+      }
+      return d;
+    }
+
+    /** Serves HTTPS with these settings (the exporter toolkit's web config file). */
+    Builder tls(WebConfig config) {
+      this.tls = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread. */
+    Builder reload(Reload reload) {
+      this.reload = Objects.requireNonNull(reload, "reload");
       return this;
     }
 

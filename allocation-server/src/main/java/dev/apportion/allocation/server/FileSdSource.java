@@ -1,7 +1,6 @@
 package dev.apportion.allocation.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -20,23 +19,30 @@ import java.util.TreeMap;
  * with inotify and re-reads every five minutes as well; polling the files' attributes once per
  * refresh costs a few stat calls and also works where inotify does not (a ConfigMap's symlink
  * swap, network file systems).
+ *
+ * <p>A matched path that is not a regular file (a directory, a FIFO, a device) is an error, as is
+ * an empty file (write {@code []} for none): both keep the last good targets. The files are parsed
+ * as they are read, within {@link SourceLimits}; the byte cap covers all files of the source.
  */
 final class FileSdSource implements TargetSource {
-  /** Larger files are refused rather than read into memory. */
-  static final long MAX_FILE_BYTES = 64L << 20;
-
   private final String job;
   private final List<Path> patterns;
   private Map<Path, String> lastStamps;
   private List<Target> last = List.of();
   private final LabelNames labelNames = new LabelNames();
+  private final SourceLimits limits;
+  private final JsonFactory json;
+  private final JsonFactory yaml;
 
-  FileSdSource(String job, List<Path> patterns) {
+  FileSdSource(String job, List<Path> patterns, SourceLimits limits) {
     if (patterns.isEmpty()) {
       throw new IllegalArgumentException("file SD needs at least one file");
     }
     this.job = job;
     this.patterns = patterns;
+    this.limits = limits;
+    this.json = TargetReader.json(limits);
+    this.yaml = TargetReader.yaml(limits);
   }
 
   LabelNames labelNames() {
@@ -55,9 +61,11 @@ final class FileSdSource implements TargetSource {
       for (Path f : expand(p)) {
         try {
           BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
-          if (a.isRegularFile()) {
-            stamps.put(f, a.size() + "@" + a.lastModifiedTime().toMillis());
+          if (!a.isRegularFile()) {
+            // A FIFO would block the read, a device never end, a directory never hold targets.
+            throw new IOException(f + ": not a regular file (a directory, a FIFO or a device)");
           }
+          stamps.put(f, a.size() + "@" + a.lastModifiedTime().toMillis());
         } catch (NoSuchFileException e) {
           // gone between listing and reading: it simply has no targets now
         }
@@ -68,20 +76,25 @@ final class FileSdSource implements TargetSource {
     }
     List<Target> out = new ArrayList<>();
     labelNames.begin();
+    long budget = limits.maxBytes();
     for (Path f : stamps.keySet()) {
-      if (Files.size(f) > MAX_FILE_BYTES) {
-        throw new IOException(f + ": larger than " + MAX_FILE_BYTES + " bytes");
+      if (Files.size(f) > budget) {
+        throw new IOException(f + ": larger than " + limits.maxBytes() + " bytes (all files of the source)");
       }
       String name = f.getFileName().toString();
-      ObjectMapper mapper = name.endsWith(".json") ? TargetGroups.JSON : TargetGroups.YAML;
-      JsonNode root;
-      try {
-        root = mapper.readTree(f.toFile());
-      } catch (IOException e) {
-        throw new IOException(f + ": " + firstLine(e.getMessage()), e);
+      JsonFactory factory = name.endsWith(".json") ? json : yaml;
+      // Long.MAX_VALUE / 2: no deadline of its own; the feed's read deadline interrupts the
+      // (interruptible, channel-backed) stream.
+      try (LimitedInputStream in =
+          new LimitedInputStream(
+              Files.newInputStream(f), f.toString(), budget, System.nanoTime() + Long.MAX_VALUE / 2)) {
+        try {
+          TargetReader.groups(in, factory, job, "__meta_filepath", f.toString(), f.toString(), labelNames, limits, out);
+        } catch (IOException e) {
+          throw new IOException(firstLine(e.getMessage()), e);
+        }
+        budget -= in.count();
       }
-      out.addAll(
-          TargetGroups.parse(root, job, "__meta_filepath", f.toString(), f.toString(), labelNames));
     }
     labelNames.end(describe());
     last = List.copyOf(out);

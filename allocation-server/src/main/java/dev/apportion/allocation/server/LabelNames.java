@@ -83,8 +83,8 @@ final class LabelNames {
               + " Logged again only once the source is clean",
           source,
           dropped,
-          abbreviate(firstName),
-          firstWhere);
+          LogSafe.text(firstName),
+          LogSafe.text(firstWhere));
     } else if (dropped == 0 && reporting) {
       reporting = false;
       LOG.info("{}: no invalid label names any more", source);
@@ -107,9 +107,5 @@ final class LabelNames {
    */
   int episodes() {
     return episodes;
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() > 100 ? s.substring(0, 100) + "..." : s;
   }
 }

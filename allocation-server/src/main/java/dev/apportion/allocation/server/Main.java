@@ -11,11 +11,9 @@ import java.util.concurrent.CountDownLatch;
  * Runs the allocation server from one YAML file: {@code java -jar apportion-server.jar CONFIG}.
  *
  * <p>A bad config (unreadable, malformed, an unknown key or strategy, a bad value) prints one line
- * to standard error and exits with status 2; an address that cannot be bound exits with 1. Before
- * the server starts, the JDK HTTP server's JVM-wide limits are set unless given on the command
- * line: {@code sun.net.httpserver.maxReqTime} and {@code maxRspTime} 10 s, {@code maxReqHeaders}
- * 64, {@code maxReqHeaderSize} 16384 bytes, {@code idleInterval} 30 s. Blocks until the JVM is
- * stopped (SIGTERM closes the server first).
+ * to standard error and exits with status 2; an address that cannot be bound exits with 1. Blocks
+ * until the JVM is stopped (SIGTERM closes the server first). {@code SIGHUP} and {@code POST
+ * /-/reload} reload the config ({@link Reloader}): a bad file keeps the running config.
  */
 public final class Main {
   private Main() {}
@@ -37,10 +35,14 @@ public final class Main {
       err.println("usage: java -jar apportion-server.jar CONFIG.yaml (docs/server.md describes the file)");
       return 2;
     }
-    limits();
+    // Jetty's start and stop lines at INFO would say nothing the service's own line does not.
+    if (System.getProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty") == null) {
+      System.setProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn");
+    }
     Service service;
+    Reloader reloader = new Reloader(Path.of(args[0]));
     try {
-      service = new Service(ServerConfig.read(Path.of(args[0])));
+      service = new Service(ServerConfig.read(Path.of(args[0])), null, reloader);
     } catch (ConfigException e) {
       err.println("apportion-server: bad config: " + e.getMessage());
       return 2;
@@ -52,12 +54,14 @@ public final class Main {
       service.close();
       return 1;
     }
+    reloader.started(service);
+    onSighup(reloader);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  service.close();
+                  reloader.current().close();
                   stopped.countDown();
                 },
                 "apportion-shutdown"));
@@ -69,17 +73,49 @@ public final class Main {
     return 0;
   }
 
-  private static void limits() {
-    setIfAbsent("sun.net.httpserver.maxReqTime", "10");
-    setIfAbsent("sun.net.httpserver.maxRspTime", "10");
-    setIfAbsent("sun.net.httpserver.maxReqHeaders", "64");
-    setIfAbsent("sun.net.httpserver.maxReqHeaderSize", "16384");
-    setIfAbsent("sun.net.httpserver.idleInterval", "30");
-  }
-
-  private static void setIfAbsent(String key, String value) {
-    if (System.getProperty(key) == null) {
-      System.setProperty(key, value);
+  /**
+   * Reloads on {@code SIGHUP}, as Prometheus does, instead of dying of it (the JVM's default). The
+   * JDK's only signal API is {@code sun.misc.Signal} (module {@code jdk.unsupported}), reached
+   * reflectively so that the build stays free of internal-API warnings; where it is missing, only
+   * {@code POST /-/reload} reloads. The reload runs on its own thread, never the signal's.
+   */
+  static boolean onSighup(Reloader reloader) {
+    try {
+      Class<?> signalClass = Class.forName("sun.misc.Signal");
+      Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
+      Object hup = signalClass.getConstructor(String.class).newInstance("HUP");
+      java.util.concurrent.ExecutorService reloads =
+          java.util.concurrent.Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "apportion-reload");
+                t.setDaemon(true);
+                return t;
+              });
+      Object handler =
+          java.lang.reflect.Proxy.newProxyInstance(
+              handlerClass.getClassLoader(),
+              new Class<?>[] {handlerClass},
+              (proxy, method, margs) -> {
+                switch (method.getName()) {
+                  case "handle" -> {
+                    java.util.concurrent.Future<?> unused = reloads.submit(reloader::reloadLogged);
+                    return null;
+                  }
+                  case "hashCode" -> {
+                    return System.identityHashCode(proxy);
+                  }
+                  case "equals" -> {
+                    return proxy == margs[0];
+                  }
+                  default -> {
+                    return "apportion SIGHUP handler";
+                  }
+                }
+              });
+      signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return false;
     }
   }
 }

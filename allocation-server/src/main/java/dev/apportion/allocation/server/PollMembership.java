@@ -1,12 +1,17 @@
 package dev.apportion.allocation.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import dev.apportion.allocation.Collector;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,7 +19,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +33,17 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Joining</b> is batched: polls only record a time ({@link #heard} never blocks and never
  *       changes the set); the set is re-evaluated every {@linkplain Builder#settle settle interval}
  *       on one thread, so a fleet that starts together joins in one change, not one per
- *       collector. A new collector's first poll is answered before it is a member (with nothing,
- *       or with what it held before); it receives its targets from its next poll on.
+ *       collector. A name joins only once it has polled <em>twice, at least one settle interval
+ *       apart</em> (a scraper polls again at its refresh interval; a one-off request never joins),
+ *       and at most {@linkplain Builder#maxJoins a bounded number} of names join per evaluation,
+ *       those waiting longest first. A new collector is answered (with nothing) until it is a
+ *       member; it receives its targets from the poll after it joined.
+ *   <li><b>Floods</b>: names that are not members yet are remembered up to {@value #MAX_MEMBERS};
+ *       past that new names are ignored until some expire, but members are never pushed out, so a
+ *       flood of made-up names cannot take targets from the collectors that poll. What a flood can
+ *       still do: delay the joining of a genuinely new collector while it lasts, and, with names
+ *       it repeats at the scrapers' pace, add at most {@linkplain Builder#maxJoins} phantoms per
+ *       interval (set {@linkplain Builder#allow allow} to stop that).
  *   <li><b>Leaving</b> waits for the expiry window (default three settle intervals). A collector
  *       that restarts under the same name and polls again within the window never leaves, so a
  *       restart moves nothing. Choose a window of two to three of the collectors' refresh
@@ -46,7 +59,8 @@ import org.slf4j.LoggerFactory;
  *
  * The consumer (typically {@code allocator::setCollectors}) is called on the evaluation thread only,
  * with an immutable list sorted by name, and only when the set changed. Membership changes are
- * logged at INFO once per change. Several replicas of a server only agree when every collector
+ * logged at INFO once per change, as counts and a bounded sample of the names (escaped: names come
+ * from requests). Several replicas of a server only agree when every collector
  * polls every replica; behind a load balancer they do not (docs/server.md).
  *
  * <p>Thread-safe.
@@ -60,11 +74,16 @@ public final class PollMembership implements AutoCloseable {
   private final int expected;
   private final LongSupplier nanoTime;
   private final Pattern allow;
+  private final String allowRegex;
+  private final int maxJoins;
   private final Map<String, Heard> heard = new ConcurrentHashMap<>();
   private final Object lock = new Object();
 
   @GuardedBy("lock")
   private List<Collector> published;
+
+  /** The names of the published set; written under the lock, read by {@link #heard}. */
+  private volatile Set<String> members = Set.of();
 
   @GuardedBy("lock")
   private ScheduledExecutorService timer;
@@ -74,7 +93,8 @@ public final class PollMembership implements AutoCloseable {
   private volatile boolean warnedFull;
   private volatile boolean warnedRefused;
 
-  private record Heard(long at, String node) {}
+  /** When a name first and last polled (within the expiry window), and its node. */
+  private record Heard(long first, long at, String node) {}
 
   private PollMembership(Builder b) {
     this.consumer = b.consumer;
@@ -83,6 +103,26 @@ public final class PollMembership implements AutoCloseable {
     this.expected = b.expected;
     this.nanoTime = b.nanoTime;
     this.allow = b.allow;
+    this.allowRegex = b.allowRegex;
+    this.maxJoins = b.maxJoins;
+  }
+
+  /**
+   * The pattern a name must match entirely, as Prometheus anchors its regular expressions: {@code
+   * ^(?s:REGEX)$}, in RE2 syntax, matched in linear time (RE2J), so no name can make a match run
+   * long.
+   *
+   * @param regex the expression, such as {@code prometheus-[0-9]+}
+   * @return the compiled, anchored pattern
+   * @throws IllegalArgumentException if {@code regex} is not valid RE2 syntax
+   */
+  static Pattern compileAllow(String regex) {
+    Objects.requireNonNull(regex, "regex");
+    try {
+      return Pattern.compile("^(?s:" + regex + ")$");
+    } catch (PatternSyntaxException e) {
+      throw new IllegalArgumentException(e.getDescription() + " in '" + regex + "'", e);
+    }
   }
 
   /**
@@ -95,13 +135,17 @@ public final class PollMembership implements AutoCloseable {
     return new Builder(Objects.requireNonNull(consumer, "consumer"));
   }
 
-  /** The most distinct names remembered at once: polls name themselves, so the map is bounded. */
+  /**
+   * The most names that are not members remembered at once: polls name themselves, so the map is
+   * bounded; members are not counted.
+   */
   static final int MAX_MEMBERS = 10_000;
 
   /**
-   * Records a poll. Never blocks (one concurrent-map write) and changes nothing by itself. Past
-   * {@value #MAX_MEMBERS} remembered names, polls from new names are ignored (logged once); so are
-   * names the {@linkplain Builder#allow allow pattern} does not match (the first one logged once).
+   * Records a poll. Never blocks (one linear-time match and one concurrent-map write) and changes
+   * nothing by itself. Past {@value #MAX_MEMBERS} remembered names that are not members, polls from
+   * new names are ignored (logged once); so are names the {@linkplain Builder#allow allow pattern}
+   * does not match (the first one logged once, escaped).
    *
    * @param collector the collector's name; ignored when null or blank
    * @param node its node, or null or blank for none
@@ -110,24 +154,30 @@ public final class PollMembership implements AutoCloseable {
     if (collector == null || collector.isBlank()) {
       return;
     }
-    if (allow != null && !allow.matcher(collector).matches()) {
+    if (allow != null && !allow.matches(collector)) {
       if (!warnedRefused) {
         warnedRefused = true;
         LOG.warn(
             "ignoring polls from collector names that do not match {} (the first: '{}'); logged once",
-            allow.pattern(),
-            collector.length() > 100 ? collector.substring(0, 100) + "..." : collector);
+            LogSafe.text(allowRegex),
+            LogSafe.text(collector));
       }
       return;
     }
-    if (heard.size() >= MAX_MEMBERS && !heard.containsKey(collector)) {
+    String n = node == null || node.isBlank() ? null : node;
+    long now = nanoTime.getAsLong();
+    Heard before = heard.get(collector);
+    if (before == null && heard.size() - members.size() >= MAX_MEMBERS) {
       if (!warnedFull) {
         warnedFull = true;
-        LOG.warn("{} collectors polled within the expiry window; ignoring new names", MAX_MEMBERS);
+        LOG.warn(
+            "{} names that are not members yet polled within the expiry window; ignoring new names"
+                + " until some expire (members are kept); logged once",
+            MAX_MEMBERS);
       }
       return;
     }
-    heard.put(collector, new Heard(nanoTime.getAsLong(), node == null || node.isBlank() ? null : node));
+    heard.merge(collector, new Heard(now, now, n), (old, fresh) -> new Heard(old.first(), now, n));
   }
 
   /**
@@ -139,7 +189,21 @@ public final class PollMembership implements AutoCloseable {
       long now = nanoTime.getAsLong();
       heard.entrySet().removeIf(e -> now - e.getValue().at() > expireNanos);
       List<Collector> live = new ArrayList<>();
-      heard.forEach((name, h) -> live.add(Collector.of(name, h.node())));
+      List<Map.Entry<String, Heard>> waiting = new ArrayList<>();
+      for (Map.Entry<String, Heard> e : heard.entrySet()) {
+        Heard h = e.getValue();
+        if (members.contains(e.getKey())) {
+          live.add(Collector.of(e.getKey(), h.node()));
+        } else if (h.at() - h.first() >= settleNanos) {
+          waiting.add(e);
+        }
+      }
+      waiting.sort(
+          Comparator.comparingLong((Map.Entry<String, Heard> e) -> e.getValue().first())
+              .thenComparing(Map.Entry::getKey));
+      for (int i = 0; i < waiting.size() && i < maxJoins; i++) {
+        live.add(Collector.of(waiting.get(i).getKey(), waiting.get(i).getValue().node()));
+      }
       live.sort((a, b) -> a.name().compareTo(b.name()));
       List<Collector> next = List.copyOf(live);
       if (published == null && next.size() < Math.max(1, expected)) {
@@ -148,23 +212,83 @@ public final class PollMembership implements AutoCloseable {
       if (next.equals(published)) {
         return;
       }
-      LOG.info(
-          "collectors from polls: {} (was {})",
-          names(next),
-          published == null ? "none published" : names(published));
+      LOG.info("{}", change(published, next));
       published = next;
+      Set<String> names = new HashSet<>();
+      next.forEach(c -> names.add(c.name()));
+      members = names;
       current = next;
       publishedOnce = true;
       consumer.accept(next);
     }
   }
 
-  private static List<String> names(List<Collector> collectors) {
-    List<String> out = new ArrayList<>(collectors.size());
-    for (Collector c : collectors) {
-      out.add(c.node().map(n -> c.name() + "@" + n).orElse(c.name()));
+  /**
+   * Starts from {@code collectors} as members, published at once: a reloaded service keeps the
+   * collectors that were polling. Blocks while the consumer runs.
+   *
+   * @param collectors the members, sorted by name
+   */
+  void seed(List<Collector> collectors) {
+    synchronized (lock) {
+      if (collectors.isEmpty()) {
+        return;
+      }
+      long now = nanoTime.getAsLong();
+      Set<String> names = new HashSet<>();
+      for (Collector c : collectors) {
+        heard.put(c.name(), new Heard(now, now, c.node().orElse(null)));
+        names.add(c.name());
+      }
+      List<Collector> next = List.copyOf(collectors);
+      published = next;
+      members = names;
+      current = next;
+      publishedOnce = true;
+      consumer.accept(next);
     }
-    return out;
+  }
+
+  /**
+   * The one log line of a membership change: counts, and a bounded, escaped sample of the names
+   * that joined and left (a change of 40,000 names is one short line, not every name twice).
+   */
+  static String change(List<Collector> before, List<Collector> after) {
+    Set<String> was = new HashSet<>();
+    if (before != null) {
+      before.forEach(c -> was.add(label(c)));
+    }
+    Set<String> now = new HashSet<>();
+    after.forEach(c -> now.add(label(c)));
+    List<String> joined = new ArrayList<>();
+    for (Collector c : after) {
+      if (!was.contains(label(c))) {
+        joined.add(label(c));
+      }
+    }
+    List<String> left = new ArrayList<>();
+    if (before != null) {
+      for (Collector c : before) {
+        if (!now.contains(label(c))) {
+          left.add(label(c));
+        }
+      }
+    }
+    return "collectors from polls: "
+        + after.size()
+        + (before == null ? " (first publication)" : " (was " + before.size() + ")")
+        + "; joined "
+        + joined.size()
+        + " "
+        + LogSafe.sample(joined)
+        + "; left "
+        + left.size()
+        + " "
+        + LogSafe.sample(left);
+  }
+
+  private static String label(Collector c) {
+    return c.node().map(n -> c.name() + "@" + n).orElse(c.name());
   }
 
   /**
@@ -234,6 +358,8 @@ public final class PollMembership implements AutoCloseable {
     private int expected;
     private LongSupplier nanoTime = System::nanoTime;
     private Pattern allow;
+    private String allowRegex;
+    private int maxJoins = 100;
 
     private Builder(Consumer<? super List<Collector>> consumer) {
       this.consumer = consumer;
@@ -284,16 +410,35 @@ public final class PollMembership implements AutoCloseable {
     }
 
     /**
-     * Only names this pattern matches entirely can become members; polls from other names are
-     * answered (with no targets) but never join. Without it (the default) any name that polls
-     * joins, so a request with a made-up name makes a phantom member that takes targets until it
-     * expires.
+     * Only names this regular expression matches entirely can become members; polls from other
+     * names are answered (with no targets) but never join. The expression is RE2 syntax, anchored
+     * as Prometheus anchors its own ({@code ^(?s:REGEX)$}) and matched in time linear in the
+     * name's length (RE2J), so no name can make the match run long. Without it (the default) any
+     * name that polls twice joins.
      *
-     * @param pattern the names allowed, such as {@code prometheus-[0-9]+}; not null
+     * @param regex the names allowed, such as {@code prometheus-[0-9]+}; not null
+     * @return this builder
+     * @throws IllegalArgumentException if {@code regex} is not valid RE2 syntax
+     */
+    public Builder allow(String regex) {
+      this.allow = compileAllow(regex);
+      this.allowRegex = regex;
+      return this;
+    }
+
+    /**
+     * The most names that join in one evaluation; the others wait for the next ones, those that
+     * have waited longest first. Bounds how fast a flood of repeated made-up names can add members.
+     * Default 100.
+     *
+     * @param max at least 1
      * @return this builder
      */
-    public Builder allow(Pattern pattern) {
-      this.allow = Objects.requireNonNull(pattern, "pattern");
+    public Builder maxJoins(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxJoins must be at least 1");
+      }
+      this.maxJoins = max;
       return this;
     }
 

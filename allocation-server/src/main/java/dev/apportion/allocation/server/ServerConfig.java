@@ -1,6 +1,5 @@
 package dev.apportion.allocation.server;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.apportion.allocation.Allocators;
@@ -9,12 +8,15 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,7 +42,8 @@ record ServerConfig(
     Duration requestTimeout,
     List<SourceConfig> targets,
     CollectorsConfig collectors,
-    Map<String, Map<String, Object>> scrapeConfigs) {
+    Map<String, Map<String, Object>> scrapeConfigs,
+    WebConfig web) {
 
   /** A config error: its message is the one line Main prints. */
   static final class ConfigException extends Exception {
@@ -114,9 +117,11 @@ record ServerConfig(
 
   record FileSd(String job, List<Path> files) implements SourceConfig {}
 
-  record HttpSd(String job, URI url) implements SourceConfig {}
+  /** {@code auth} is null for none (a password in the URL is sent as basic auth). */
+  record HttpSd(String job, URI url, SourceAuth auth, SourceTls tls) implements SourceConfig {}
 
-  record PrometheusApi(URI url) implements SourceConfig {}
+  /** {@code auth} and {@code tls} are null for none. */
+  record PrometheusApi(URI url, SourceAuth auth, SourceTls tls) implements SourceConfig {}
 
   /** Where collectors come from: exactly one of the three. */
   sealed interface CollectorsConfig permits StaticCollectors, KubernetesCollectors, PollCollectors {}
@@ -135,20 +140,46 @@ record ServerConfig(
       boolean nodeZones)
       implements CollectorsConfig {}
 
-  /** Collectors from their polls; {@code allow}, when not null, must match a name entirely. */
-  record PollCollectors(Duration expireAfter, int expected, Pattern allow)
+  /**
+   * Collectors from their polls; {@code allow}, when not null, is an RE2 expression a name must
+   * match entirely (checked here with {@link PollMembership#compileAllow}).
+   */
+  record PollCollectors(Duration expireAfter, int expected, String allow)
       implements CollectorsConfig {}
+
+  /** The largest config file read: far above any real one, far below a memory problem. */
+  static final long MAX_CONFIG_BYTES = 1 << 20;
+
+  /** The shortest refresh interval: below it the sources would be read back to back. */
+  static final Duration MIN_REFRESH = Duration.ofSeconds(1);
 
   static ServerConfig read(Path file) throws ConfigException {
     JsonNode root;
     try {
-      root = TargetGroups.YAML.readTree(Files.readAllBytes(file));
+      // Checked before opening: a FIFO would block the open for ever, a device never end.
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+      if (!a.isRegularFile()) {
+        throw new ConfigException(file + ": not a regular file (a directory, a FIFO or a device)");
+      }
+      if (a.size() > MAX_CONFIG_BYTES) {
+        throw new ConfigException(file + ": larger than " + MAX_CONFIG_BYTES + " bytes");
+      }
+      byte[] bytes;
+      try (InputStream in = Files.newInputStream(file)) {
+        bytes = in.readNBytes((int) MAX_CONFIG_BYTES + 1);
+      }
+      if (bytes.length > MAX_CONFIG_BYTES) {
+        throw new ConfigException(file + ": larger than " + MAX_CONFIG_BYTES + " bytes");
+      }
+      root = StrictYaml.read(bytes);
     } catch (NoSuchFileException e) {
       throw new ConfigException(file + ": no such file");
-    } catch (JsonProcessingException e) {
-      throw new ConfigException(file + ": not valid YAML: " + oneLine(e.getOriginalMessage()));
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(file + ": permission denied");
+    } catch (ConfigException e) {
+      throw e.getMessage().startsWith(file.toString()) ? e : new ConfigException(file + ": " + e.getMessage());
     } catch (IOException e) {
-      throw new ConfigException(file + ": " + oneLine(String.valueOf(e.getMessage())));
+      throw new ConfigException(file + ": cannot read: " + e.getClass().getSimpleName() + ": " + oneLine(String.valueOf(e.getMessage())));
     }
     Path dir = file.toAbsolutePath().getParent();
     try {
@@ -160,11 +191,14 @@ record ServerConfig(
 
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
-    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs");
+    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile");
     InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
     StrategyConfig strategy = strategy(top.get("strategy"));
     Duration refresh = duration(text(top, "refreshInterval", "30s", ""), "refreshInterval");
+    if (refresh.compareTo(MIN_REFRESH) < 0) {
+      throw new ConfigException("refreshInterval: shorter than the minimum, " + MIN_REFRESH.toSeconds() + "s");
+    }
     Duration timeout = duration(text(top, "requestTimeout", "10s", ""), "requestTimeout");
 
     JsonNode t = top.get("targets");
@@ -188,13 +222,16 @@ record ServerConfig(
       ObjectNode so = object(sc, "scrapeConfigs");
       for (Map.Entry<String, JsonNode> e : so.properties()) {
         ObjectNode job = object(e.getValue(), "scrapeConfigs." + e.getKey());
+        ScrapeConfigCheck.check(job, "scrapeConfigs." + e.getKey());
         @SuppressWarnings("unchecked")
         Map<String, Object> settings = TargetGroups.JSON.convertValue(job, Map.class);
         scrape.put(e.getKey(), settings);
       }
     }
+    String webFile = text(top, "webConfigFile", null, "");
+    WebConfig web = webFile == null ? null : WebConfig.read(baseDir.resolve(webFile));
     return new ServerConfig(
-        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape);
+        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, web);
   }
 
   private static StrategyConfig strategy(JsonNode s) throws ConfigException {
@@ -282,7 +319,8 @@ record ServerConfig(
       return null;
     }
     if (!n.isNumber() || !Double.isFinite(n.asDouble())) {
-      throw new ConfigException(at + "." + key + ": must be " + what);
+      throw new ConfigException(
+          at + (at.isEmpty() ? "" : ".") + key + ": must be " + what + ", not " + LogSafe.text(n.asText()));
     }
     return n.asDouble();
   }
@@ -322,22 +360,109 @@ record ServerConfig(
           if (!p.isTextual() || p.asText().isBlank()) {
             throw new ConfigException(pat + ": must be a path");
           }
+          noControlCharacters(p.asText(), pat);
           paths.add(filePattern(baseDir, p.asText(), pat));
         }
         return new FileSd(job, List.copyOf(paths));
       }
       case "httpSd" -> {
         ObjectNode h = object(o.get(kind), where);
-        keys(h, where + ".", "job", "url");
-        return new HttpSd(required(h, "job", where), url(required(h, "url", where), where + ".url"));
+        keys(h, where + ".", "job", "url", "basic_auth", "authorization", "tls_config");
+        return new HttpSd(
+            required(h, "job", where),
+            url(required(h, "url", where), where + ".url"),
+            auth(h, where, baseDir),
+            tls(h, where, baseDir));
       }
       case "prometheus" -> {
         ObjectNode p = object(o.get(kind), where);
-        keys(p, where + ".", "url");
-        return new PrometheusApi(url(required(p, "url", where), where + ".url"));
+        keys(p, where + ".", "url", "basic_auth", "authorization", "tls_config");
+        return new PrometheusApi(
+            url(required(p, "url", where), where + ".url"), auth(p, where, baseDir), tls(p, where, baseDir));
       }
       default -> throw new ConfigException(at + ": unknown source '" + kind + "' (fileSd, httpSd, prometheus)");
     }
+  }
+
+  /**
+   * A source's {@code basic_auth} or {@code authorization} (Prometheus's HTTP client options), or
+   * null; a credentials file is resolved against the config's folder and must be readable now.
+   */
+  private static SourceAuth auth(ObjectNode o, String at, Path baseDir) throws ConfigException {
+    JsonNode basic = o.get("basic_auth");
+    JsonNode authz = o.get("authorization");
+    if (basic != null && authz != null) {
+      throw new ConfigException(at + ".authorization: give basic_auth or authorization, not both");
+    }
+    if (basic != null) {
+      String w = at + ".basic_auth";
+      ObjectNode b = object(basic, w);
+      keys(b, w + ".", "username", "password", "password_file");
+      String user = required(b, "username", w);
+      SourceAuth auth = new SourceAuth("Basic", user, text(b, "password", null, w), secretFile(b, "password", w, baseDir));
+      if (auth.secret() == null && auth.secretFile() == null) {
+        throw new ConfigException(w + ": give password or password_file");
+      }
+      return auth;
+    }
+    if (authz != null) {
+      String w = at + ".authorization";
+      ObjectNode a = object(authz, w);
+      keys(a, w + ".", "type", "credentials", "credentials_file");
+      String type = text(a, "type", "Bearer", w);
+      if ("basic".equalsIgnoreCase(type)) {
+        throw new ConfigException(w + ".type: use basic_auth for Basic");
+      }
+      SourceAuth auth = new SourceAuth(type, null, text(a, "credentials", null, w), secretFile(a, "credentials", w, baseDir));
+      if (auth.secret() == null && auth.secretFile() == null) {
+        throw new ConfigException(w + ": give credentials or credentials_file");
+      }
+      return auth;
+    }
+    return null;
+  }
+
+  /** A source's {@code tls_config}, or null; its files are loaded now so that a bad one is a config error. */
+  private static SourceTls tls(ObjectNode o, String at, Path baseDir) throws ConfigException {
+    JsonNode t = o.get("tls_config");
+    if (t == null || t.isNull()) {
+      return null;
+    }
+    String w = at + ".tls_config";
+    ObjectNode tls = object(t, w);
+    keys(tls, w + ".", "ca_file", "cert_file", "key_file");
+    String ca = text(tls, "ca_file", null, w);
+    String cert = text(tls, "cert_file", null, w);
+    String key = text(tls, "key_file", null, w);
+    if ((cert == null) != (key == null)) {
+      throw new ConfigException(w + ": give cert_file and key_file together");
+    }
+    SourceTls s =
+        new SourceTls(
+            ca == null ? null : baseDir.resolve(ca),
+            cert == null ? null : baseDir.resolve(cert),
+            key == null ? null : baseDir.resolve(key));
+    try {
+      s.context();
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new ConfigException(w + ": " + LogSafe.text(oneLine(e.getMessage())));
+    }
+    return s;
+  }
+
+  private static Path secretFile(ObjectNode o, String key, String at, Path baseDir) throws ConfigException {
+    String file = text(o, key + "_file", null, at);
+    if (file == null) {
+      return null;
+    }
+    if (o.get(key) != null) {
+      throw new ConfigException(at + "." + key + "_file: give " + key + " or " + key + "_file, not both");
+    }
+    Path p = baseDir.resolve(file);
+    if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+      throw new ConfigException(at + "." + key + "_file: not a readable regular file: " + LogSafe.text(file));
+    }
+    return p;
   }
 
   /**
@@ -352,6 +477,13 @@ record ServerConfig(
       throw new ConfigException(at + ": not a path: " + oneLine(e.getMessage()));
     }
     Path name = p.getFileName();
+    Path parent = p.getParent();
+    if (parent != null && FileSdSource.isGlob(parent.toString())) {
+      throw new ConfigException(at + ": a glob only in the last path element, as in Prometheus: " + LogSafe.text(s));
+    }
+    if (name != null && !FileSdSource.isGlob(name.toString()) && Files.exists(p) && !Files.isRegularFile(p)) {
+      throw new ConfigException(at + ": not a regular file (a directory, a FIFO or a device): " + LogSafe.text(s));
+    }
     if (name != null && FileSdSource.isGlob(name.toString())) {
       try {
         PathMatcher unused = FileSystems.getDefault().getPathMatcher("glob:" + name);
@@ -440,15 +572,14 @@ record ServerConfig(
           expected = ex.asInt();
         }
         String allow = text(o, "allow", null, where);
-        Pattern pattern = null;
         if (allow != null) {
           try {
-            pattern = Pattern.compile(allow);
-          } catch (PatternSyntaxException e) {
-            throw new ConfigException(where + ".allow: bad regular expression: " + oneLine(e.getDescription()));
+            PollMembership.compileAllow(allow);
+          } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ".allow: bad regular expression: " + oneLine(e.getMessage()));
           }
         }
-        return new PollCollectors(expire, expected, pattern);
+        return new PollCollectors(expire, expected, allow);
       }
       default -> throw new ConfigException("collectors: unknown kind '" + kind + "' (static, kubernetes, polls)");
     }
@@ -456,6 +587,7 @@ record ServerConfig(
 
   private static Collector collector(String name, String node, String zone, String at)
       throws ConfigException {
+    noControlCharacters(name, at);
     try {
       return Collector.of(name, node, zone);
     } catch (IllegalArgumentException e) {
@@ -493,7 +625,19 @@ record ServerConfig(
     if (!n.isValueNode() || n.isNull()) {
       throw new ConfigException(at + ": must be a scalar");
     }
-    return n.asText();
+    String s = n.asText();
+    noControlCharacters(s, at);
+    return s;
+  }
+
+  /** Names and paths with NUL, ESC, newlines and the like are mistakes or attacks on a log line. */
+  static void noControlCharacters(String s, String at) throws ConfigException {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+        throw new ConfigException(at + ": contains a control character (U+" + String.format("%04X", (int) c) + ")");
+      }
+    }
   }
 
   private static boolean bool(ObjectNode o, String key, boolean dflt, String at) throws ConfigException {

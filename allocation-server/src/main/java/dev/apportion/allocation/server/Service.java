@@ -36,7 +36,11 @@ final class Service implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Allocator allocator;
   private final TargetFeed feed;
-  private final AllocationServer server;
+  /** The listener; on a reload the new service takes the old one's ({@link #reloaded}). */
+  private AllocationServer server;
+  private final AllocationServer routes;
+  private final KubernetesClient testClient;
+  private final Reloader reloader;
   private final PollMembership polls;
   private final KubernetesClient kubernetesClient;
   private final KubernetesCollectorSource kubernetes;
@@ -45,7 +49,11 @@ final class Service implements AutoCloseable {
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
 
   Service(ServerConfig config) throws ConfigException {
-    this(config, null);
+    this(config, null, null);
+  }
+
+  Service(ServerConfig config, KubernetesClient client) throws ConfigException {
+    this(config, client, null);
   }
 
   /**
@@ -53,8 +61,10 @@ final class Service implements AutoCloseable {
    * then leaves it open. With null, the service builds its own client (in-cluster or KUBECONFIG)
    * and closes it.
    */
-  Service(ServerConfig config, KubernetesClient client) throws ConfigException {
+  Service(ServerConfig config, KubernetesClient client, Reloader reloader) throws ConfigException {
     this.config = config;
+    this.testClient = client;
+    this.reloader = reloader;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Allocators.Builder b = config.strategy().builder();
     b.listener(AllocatorMetrics.of(registry));
@@ -69,14 +79,20 @@ final class Service implements AutoCloseable {
             .connectTimeout(config.requestTimeout())
             .followRedirects(HttpClient.Redirect.NORMAL)
             .build();
-    TargetFeed.Builder fb = TargetFeed.builder(allocator).interval(config.refreshInterval());
+    TargetFeed.Builder fb = TargetFeed.builder(allocator)
+            .interval(config.refreshInterval())
+            .readTimeout(config.requestTimeout());
     for (ServerConfig.SourceConfig s : config.targets()) {
       if (s instanceof ServerConfig.FileSd f) {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
       } else if (s instanceof ServerConfig.HttpSd h) {
-        fb.source(TargetSource.httpSd(h.job(), h.url(), http, config.requestTimeout()));
+        fb.source(
+            new HttpSdSource(
+                h.job(), h.url(), client(h.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, h.auth()));
       } else if (s instanceof ServerConfig.PrometheusApi p) {
-        fb.source(TargetSource.prometheusTargets(p.url(), http, config.requestTimeout()));
+        fb.source(
+            new PrometheusTargetsSource(
+                p.url(), client(p.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, p.auth()));
       }
     }
     this.feed = fb.build();
@@ -89,6 +105,17 @@ final class Service implements AutoCloseable {
           .register(registry);
     }
 
+    if (reloader != null) {
+      Gauge.builder("apportion_server_config_last_reload_successful", reloader, r -> r.lastSuccessful() ? 1 : 0)
+          .description("1 when the last config reload succeeded (SIGHUP or POST /-/reload)")
+          .register(registry);
+      Gauge.builder(
+              "apportion_server_config_last_reload_success_timestamp_seconds",
+              reloader,
+              r -> r.lastSuccessMillis() / 1000.0)
+          .description("when the config was last loaded successfully")
+          .register(registry);
+    }
     AllocationServer.Builder sb =
         AllocationServer.builder(allocator)
             .address(config.listen())
@@ -149,7 +176,72 @@ final class Service implements AutoCloseable {
         this.collectorsReady = source::isWatching;
       }
     }
+    if (reloader != null) {
+      sb.reload(reloader);
+    }
+    if (config.web() != null) {
+      sb.tls(config.web());
+    }
     this.server = sb.readiness(this::isReady).build();
+    this.routes = server;
+  }
+
+  /**
+   * A service running {@code next} under this one's listener, which then stops everything but the
+   * listener. The new service's sources are read and its collectors known before it answers, so a
+   * reload serves no empty or partial set; poll membership keeps its members. Blocks while that
+   * happens (at most the new {@code requestTimeout} for the sources, 30 s for the collectors).
+   *
+   * @throws ConfigException if {@code next} cannot be built or does not become ready; this service
+   *     then runs on untouched
+   */
+  Service reloaded(ServerConfig next) throws ConfigException {
+    if (!next.listen().equals(config.listen())) {
+      throw new ConfigException("listen: cannot change on a reload (restart to move the listener)");
+    }
+    if (!java.util.Objects.equals(next.web(), config.web())) {
+      throw new ConfigException("webConfigFile: cannot change on a reload (restart; changed certificate files are reloaded by themselves)");
+    }
+    Service fresh = new Service(next, testClient, reloader);
+    try {
+      if (polls != null && fresh.polls != null) {
+        fresh.polls.seed(polls.current());
+      }
+      fresh.startParts();
+      long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+      while (!fresh.isReady()) {
+        if (System.nanoTime() > deadline) {
+          throw new ConfigException(
+              "the new config did not become ready (a source unreadable or no collectors) within 30s");
+        }
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      fresh.closeParts();
+      throw new ConfigException("interrupted while reloading");
+    } catch (ConfigException | RuntimeException e) {
+      fresh.closeParts();
+      throw e;
+    }
+    server.takeOver(fresh.routes);
+    fresh.server = server;
+    server = null;
+    closeParts();
+    return fresh;
+  }
+
+  /** The shared client, or one of the source's own with its {@code tls_config}. */
+  private static HttpClient client(SourceTls tls, HttpClient shared, ServerConfig config)
+      throws ConfigException {
+    if (tls == null) {
+      return shared;
+    }
+    try {
+      return tls.client(config.requestTimeout());
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new ConfigException("tls_config: " + LogSafe.text(String.valueOf(e.getMessage())));
+    }
   }
 
   private void countRequest(String endpoint, int status) {
@@ -170,6 +262,13 @@ final class Service implements AutoCloseable {
   }
 
   Service start() throws IOException {
+    startParts();
+    server.start();
+    return this;
+  }
+
+  /** Starts everything but the listener. */
+  private void startParts() {
     if (kubernetes != null) {
       // Completes at the first delivery; fails only when the API server refuses the list (401 or
       // 403), which the source itself logs once at ERROR; readiness then stays false.
@@ -183,8 +282,6 @@ final class Service implements AutoCloseable {
       polls.start();
     }
     feed.start();
-    server.start();
-    return this;
   }
 
   int port() {
@@ -209,8 +306,13 @@ final class Service implements AutoCloseable {
 
   @Override
   public void close() {
+    closeQuietly(server);
+    closeParts();
+  }
+
+  /** Stops everything but the listener. */
+  private void closeParts() {
     List<AutoCloseable> parts = new ArrayList<>();
-    parts.add(server);
     parts.add(feed);
     if (polls != null) {
       parts.add(polls);

@@ -8,10 +8,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.slf4j.Logger;
@@ -19,19 +25,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps an {@link Allocator}'s targets equal to what its {@link TargetSource}s know: every refresh
- * interval it reads each source, in order, and gives the allocator the concatenation in one {@link
- * Allocator#setTargets} call (an unchanged set costs the allocator two number comparisons per
+ * interval it reads the sources concurrently, each under a {@linkplain Builder#readTimeout deadline}
+ * that covers its whole answer, and gives the allocator the concatenation (in the order the sources
+ * were added) in one {@link Allocator#setTargets} call (an unchanged set costs the allocator two number comparisons per
  * target and publishes nothing).
  *
- * <p>A source that fails keeps its last good list, so a flapping SD endpoint does not drop its
- * targets; the failure is logged at WARN once per episode (the first failure after a success) and
- * the recovery at INFO. So is an allocator that refuses the targets ({@code setTargets} throws):
+ * <p>A source that fails in any way (an {@link IOException}, a timeout, any {@link Throwable}
+ * including an {@link OutOfMemoryError} while it is parsed) keeps its last good list, so a flapping
+ * SD endpoint does not drop its targets; it is marked down ({@link #isUp}), the failure is logged at
+ * WARN once per episode (the first failure after a success) and the recovery at INFO, and the next
+ * refresh runs as scheduled. A source whose read is still blocked (in a read the interrupt cannot
+ * end) is not read again until that read ends: it stays down meanwhile. So is an allocator that refuses the targets ({@code setTargets} throws):
  * WARN with the stack trace when it starts, INFO when it ends, nothing at the refreshes between.
  * Until every source has been read once, nothing is set and {@link
  * #isReady()} is false: a half-read start would place a partial set and then move it.
  *
- * <p>Thread-safe. {@link #refresh()} blocks on the sources' I/O and on the allocator's writers;
- * {@link #start()} runs it on one daemon thread.
+ * <p>Thread-safe. {@link #refresh()} blocks on the sources' I/O (at most the read timeout) and on
+ * the allocator's writers; {@link #start()} runs it on one daemon thread, and reads run on daemon
+ * threads of their own (at most one per source).
  */
 public final class TargetFeed implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TargetFeed.class);
@@ -54,6 +65,17 @@ public final class TargetFeed implements AutoCloseable {
   @GuardedBy("refreshLock")
   private boolean setFailing;
 
+  /** How many episodes of source failures began (each logged once), for tests. */
+  private final AtomicInteger failureEpisodes = new AtomicInteger();
+
+  /** Whether a read of the source is in progress on a reader thread (set there, cleared there). */
+  private final AtomicBoolean[] running;
+
+  /** One thread per source at most: a source whose read has not ended is not read again. */
+  private final ExecutorService readers;
+
+  private final Duration readTimeout;
+
   /** How many episodes of {@code setTargets} failures began (each logged once), for tests. */
   private final AtomicInteger setFailureEpisodes = new AtomicInteger();
 
@@ -74,6 +96,45 @@ public final class TargetFeed implements AutoCloseable {
     }
     this.failing = new boolean[sources.size()];
     this.up = new AtomicIntegerArray(sources.size());
+    this.readTimeout = b.readTimeout;
+    this.running = new AtomicBoolean[sources.size()];
+    for (int i = 0; i < running.length; i++) {
+      running[i] = new AtomicBoolean();
+    }
+    this.readers =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "apportion-source-read");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  private Future<List<Target>> submit(int i) {
+    TargetSource s = sources.get(i);
+    running[i].set(true);
+    try {
+      return readers.submit(
+          () -> {
+            try {
+              return s.read();
+            } finally {
+              running[i].set(false);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      running[i].set(false);
+      throw e;
+    }
+  }
+
+  /** The throwable's class (unless a plain IOException) and message, for the one WARN line. */
+  private static String describe(Throwable t) {
+    String m = t.getMessage();
+    if (t.getClass() == IOException.class && m != null) {
+      return m;
+    }
+    return m == null ? t.getClass().getName() : t.getClass().getName() + ": " + m;
   }
 
   /**
@@ -94,20 +155,47 @@ public final class TargetFeed implements AutoCloseable {
    */
   public void refresh() throws InterruptedException {
     synchronized (refreshLock) {
+      long deadline = System.nanoTime() + readTimeout.toNanos();
+      List<Future<List<Target>>> reads = new ArrayList<>(sources.size());
+      for (int i = 0; i < sources.size(); i++) {
+        reads.add(running[i].get() ? null : submit(i));
+      }
       for (int i = 0; i < sources.size(); i++) {
         TargetSource s = sources.get(i);
-        try {
-          lastGood.set(i, s.read());
+        Future<List<Target>> read = reads.get(i);
+        Throwable failure = null;
+        if (read == null) {
+          failure = new IOException("its previous read has not ended (blocked in I/O)");
+        } else {
+          try {
+            lastGood.set(i, read.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+          } catch (ExecutionException e) {
+            failure = e.getCause() == null ? e : e.getCause();
+          } catch (TimeoutException e) {
+            read.cancel(true); // interrupts a read blocked in the HTTP client or a channel
+            failure = new IOException("not read within " + readTimeout.toMillis() + " ms");
+          } catch (InterruptedException e) {
+            reads.forEach(r -> {
+              if (r != null) {
+                r.cancel(true);
+              }
+            });
+            throw e;
+          }
+        }
+        if (failure == null) {
           if (failing[i]) {
             LOG.info("target source {} is readable again", s.describe());
           }
           failing[i] = false;
-        } catch (IOException | RuntimeException e) {
+        } else {
           if (!failing[i]) {
+            failureEpisodes.incrementAndGet();
             LOG.warn(
-                "target source {} failed ({}); keeping its last {} targets until it recovers",
+                "target source {} failed ({}); keeping its last {} targets until it recovers;"
+                    + " logged again only after it recovers",
                 s.describe(),
-                e.getMessage(),
+                LogSafe.text(describe(failure)),
                 lastGood.get(i) == null ? 0 : lastGood.get(i).size());
           }
           failing[i] = true;
@@ -123,7 +211,7 @@ public final class TargetFeed implements AutoCloseable {
       }
       try {
         allocator.setTargets(all);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         if (!setFailing) {
           setFailing = true;
           setFailureEpisodes.incrementAndGet();
@@ -177,6 +265,15 @@ public final class TargetFeed implements AutoCloseable {
   }
 
   /**
+   * How many episodes of source failures began, over all sources: each is logged once at WARN.
+   *
+   * @return the count since this feed was built
+   */
+  int failureEpisodes() {
+    return failureEpisodes.get();
+  }
+
+  /**
    * The sources, in the order added.
    *
    * @return an immutable list
@@ -206,15 +303,32 @@ public final class TargetFeed implements AutoCloseable {
     return this;
   }
 
+  /**
+   * One scheduled refresh. Catches every {@link Throwable}: one that escaped would cancel the
+   * schedule for good and freeze the targets silently. The next refresh runs.
+   */
   private void refreshLogged() {
     try {
       refresh();
+      refreshFailing = false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      // refresh() logged it, once per episode; the next refresh retries
+    } catch (Throwable e) {
+      if (!refreshFailing && !setFailing()) {
+        LOG.warn("a refresh failed; the next one runs as scheduled, logged again after one succeeds", e);
+      }
+      refreshFailing = true;
     }
   }
+
+  private boolean setFailing() {
+    synchronized (refreshLock) {
+      return setFailing;
+    }
+  }
+
+  /** Whether the last scheduled refresh threw; only the timer thread touches it. */
+  private boolean refreshFailing;
 
   /** Stops refreshing; interrupts a refresh in progress. Does not wait for it. */
   @Override
@@ -227,6 +341,7 @@ public final class TargetFeed implements AutoCloseable {
     if (t != null) {
       t.shutdownNow();
     }
+    readers.shutdownNow();
   }
 
   /** Configures a {@link TargetFeed}. Not thread-safe. */
@@ -234,6 +349,7 @@ public final class TargetFeed implements AutoCloseable {
     private final Allocator allocator;
     private final List<TargetSource> sources = new ArrayList<>();
     private Duration interval = Duration.ofSeconds(30);
+    private Duration readTimeout = Duration.ofSeconds(30);
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -261,6 +377,22 @@ public final class TargetFeed implements AutoCloseable {
         throw new IllegalArgumentException("interval must be positive");
       }
       this.interval = interval;
+      return this;
+    }
+
+    /**
+     * How long one refresh waits for each source, its whole answer included; a source not read by
+     * then is marked down (its read interrupted) and keeps its last good targets. Sources are read
+     * concurrently, so one slow source delays no other. Default 30 s.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder readTimeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("readTimeout must be positive");
+      }
+      this.readTimeout = timeout;
       return this;
     }
 

@@ -61,7 +61,7 @@ public interface TargetSource {
    * @return the source
    */
   static TargetSource fileSd(String job, List<Path> files) {
-    return new FileSdSource(requireJob(job), List.copyOf(files));
+    return new FileSdSource(requireJob(job), List.copyOf(files), SourceLimits.DEFAULT);
   }
 
   /**
@@ -75,7 +75,7 @@ public interface TargetSource {
    */
   static TargetSource httpSd(String job, URI url, HttpClient client, Duration timeout) {
     return new HttpSdSource(
-        requireJob(job), Objects.requireNonNull(url, "url"), client, timeout);
+        requireJob(job), Objects.requireNonNull(url, "url"), client, timeout, SourceLimits.DEFAULT);
   }
 
   /**
@@ -87,7 +87,8 @@ public interface TargetSource {
    * @return the source
    */
   static TargetSource prometheusTargets(URI base, HttpClient client, Duration timeout) {
-    return new PrometheusTargetsSource(Objects.requireNonNull(base, "base"), client, timeout);
+    return new PrometheusTargetsSource(
+        Objects.requireNonNull(base, "base"), client, timeout, SourceLimits.DEFAULT);
   }
 
   private static String requireJob(String job) {

@@ -230,17 +230,27 @@ class AllocationServerTest {
   @Test
   void pollsAreReportedToTheMembership() {
     List<List<Collector>> published = new ArrayList<>();
-    PollMembership polls = PollMembership.builder(published::add).build();
+    PollMembership polls =
+        PollMembership.builder(published::add)
+            .settle(java.time.Duration.ofMillis(50))
+            .expireAfter(java.time.Duration.ofSeconds(30))
+            .build();
     AllocationServer withPolls = AllocationServer.builder(allocator).polls(polls).build();
     try {
       withPolls.start();
       String b = "http://127.0.0.1:" + withPolls.port();
-      Http.get(b + "/targets?collector=x&node=n1");
-      Http.get(b + "/jobs/node/targets?collector_id=y");
-      Http.get(b + "/jobs/node/targets");
+      for (int i = 0; i < 2; i++) { // a name joins after two polls a settle interval apart
+        assertEquals(200, Http.get(b + "/targets?collector=x&node=n1").status());
+        assertEquals(200, Http.get(b + "/jobs/node/targets?collector_id=y").status());
+        assertEquals(200, Http.get(b + "/jobs/node/targets").status());
+        Thread.sleep(200);
+      }
       polls.evaluate();
       assertEquals(List.of(List.of(Collector.of("x", "n1"), Collector.of("y"))), published);
     } catch (IOException e) {
+      throw new AssertionError(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       throw new AssertionError(e);
     } finally {
       withPolls.close();

@@ -28,6 +28,17 @@ class PollMembershipTest {
     now.addAndGet(Duration.ofSeconds(seconds).toNanos());
   }
 
+  /** Polls from each name twice, one settle interval apart: what makes a name eligible. */
+  private void pollTwice(PollMembership m, String... names) {
+    for (String n : names) {
+      m.heard(n, null);
+    }
+    advance(1);
+    for (String n : names) {
+      m.heard(n, null);
+    }
+  }
+
   @Test
   void joinsAreBatchedIntoOneChange() {
     PollMembership m = membership(0);
@@ -35,6 +46,12 @@ class PollMembershipTest {
     m.heard("a", "n1");
     m.heard("c", "");
     assertTrue(published.isEmpty(), "a poll changes nothing by itself");
+    m.evaluate();
+    assertTrue(published.isEmpty(), "one poll does not make a member");
+    advance(1);
+    m.heard("b", null);
+    m.heard("a", "n1");
+    m.heard("c", "");
     m.evaluate();
     assertEquals(List.of(List.of(Collector.of("a", "n1"), Collector.of("b"), Collector.of("c"))), published);
     m.evaluate();
@@ -44,8 +61,7 @@ class PollMembershipTest {
   @Test
   void aCollectorLeavesOnlyAfterTheExpiryWindowAndARestartWithinItMovesNothing() {
     PollMembership m = membership(0);
-    m.heard("a", null);
-    m.heard("b", null);
+    pollTwice(m, "a", "b");
     m.evaluate();
     advance(2);
     m.heard("a", null); // b restarts: silent for a while
@@ -68,11 +84,16 @@ class PollMembershipTest {
   @Test
   void strictModeWaitsForTheExpectedCountOnceThenFollowsLeaves() {
     PollMembership m = membership(3);
-    m.heard("a", null);
-    m.heard("b", null);
+    pollTwice(m, "a", "b");
     m.evaluate();
     assertTrue(published.isEmpty());
     assertFalse(m.hasPublished());
+    m.heard("c", null);
+    m.evaluate();
+    assertTrue(published.isEmpty(), "c polled once");
+    m.heard("a", null);
+    m.heard("b", null);
+    advance(1);
     m.heard("c", null);
     m.evaluate();
     assertEquals(List.of(List.of(Collector.of("a"), Collector.of("b"), Collector.of("c"))), published);
@@ -86,6 +107,8 @@ class PollMembershipTest {
   @Test
   void aNodeChangeIsAChange() {
     PollMembership m = membership(0);
+    m.heard("a", "n1");
+    advance(1);
     m.heard("a", "n1");
     m.evaluate();
     m.heard("a", "n2");
@@ -104,7 +127,13 @@ class PollMembershipTest {
     for (int i = 0; i < PollMembership.MAX_MEMBERS + 5; i++) {
       m.heard("c" + i, null);
     }
-    m.evaluate();
+    advance(1);
+    for (int i = 0; i < PollMembership.MAX_MEMBERS + 5; i++) {
+      m.heard("c" + i, null);
+    }
+    for (int round = 0; round < 200; round++) {
+      m.evaluate();
+    }
     assertEquals(PollMembership.MAX_MEMBERS, m.current().size());
   }
 
@@ -113,15 +142,86 @@ class PollMembershipTest {
     PollMembership m =
         PollMembership.builder(published::add)
             .settle(Duration.ofSeconds(1))
-            .allow(java.util.regex.Pattern.compile("prom-[0-9]+"))
+            .allow("prom-[0-9]+")
             .nanoTime(now::get)
             .build();
-    m.heard("prom-0", null);
-    m.heard("made-up", null);
-    m.heard("prom-1x", null);
-    m.heard("xprom-2", null);
+    pollTwice(m, "prom-0", "made-up", "prom-1x", "xprom-2", "prom-3\nINFO forged");
     m.evaluate();
     assertEquals(List.of(Collector.of("prom-0")), m.current());
+  }
+
+  @Test
+  void aFloodOfOneOffNamesTakesNothingFromTheMembersAndARepeatedFloodJoinsBoundedly() {
+    PollMembership m =
+        PollMembership.builder(published::add)
+            .settle(Duration.ofSeconds(1))
+            .expireAfter(Duration.ofSeconds(30))
+            .maxJoins(5)
+            .nanoTime(now::get)
+            .build();
+    pollTwice(m, "prom-0", "prom-1", "prom-2");
+    m.evaluate();
+    assertEquals(3, m.current().size());
+    // 20,000 made-up names, each once: none joins, and the members stay.
+    for (int i = 0; i < 20_000; i++) {
+      m.heard("phantom-" + i, null);
+    }
+    advance(1);
+    m.heard("prom-0", null);
+    m.heard("prom-1", null);
+    m.heard("prom-2", null);
+    m.evaluate();
+    assertEquals(List.of(Collector.of("prom-0"), Collector.of("prom-1"), Collector.of("prom-2")), m.current());
+    // The same names again one interval later: at most maxJoins of them join per evaluation.
+    for (int i = 0; i < 20_000; i++) {
+      m.heard("phantom-" + i, null);
+    }
+    m.evaluate();
+    assertEquals(3 + 5, m.current().size());
+    m.evaluate();
+    assertEquals(3 + 10, m.current().size());
+  }
+
+  @Test
+  void aPathologicalNameIsDecidedQuicklyByTheLinearTimeAllowPattern() {
+    PollMembership m =
+        PollMembership.builder(published::add)
+            .settle(Duration.ofSeconds(1))
+            .allow(".*-.*-.*-[0-9]+")
+            .nanoTime(now::get)
+            .build();
+    String evil = "a-".repeat(1000) + "x";
+    // java.util.regex took about 10 s for this name; RE2J is linear. A functional bound only.
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        Duration.ofSeconds(2),
+        () -> {
+          for (int i = 0; i < 10; i++) {
+            m.heard(evil, null);
+          }
+        });
+    pollTwice(m, "a-b-c-1");
+    m.evaluate();
+    assertEquals(List.of(Collector.of("a-b-c-1")), m.current());
+    assertTrue(PollMembership.compileAllow("a|b").matches("a"));
+    assertFalse(PollMembership.compileAllow("a|b").matches("ab"), "anchored around the alternation");
+    assertFalse(PollMembership.compileAllow("prom").matches("prom\n"));
+  }
+
+  @Test
+  void aMembershipChangeIsOneShortEscapedLine() {
+    List<Collector> many = new ArrayList<>();
+    for (int i = 0; i < 40_000; i++) {
+      many.add(Collector.of("collector-with-a-long-name-" + i));
+    }
+    many.add(Collector.of("evil\nINFO forged line", "n\u001b[31m"));
+    String line = PollMembership.change(null, many);
+    assertTrue(line.length() < 2_000, "length " + line.length());
+    assertTrue(line.startsWith("collectors from polls: 40001 (first publication); joined 40001 ["), line);
+    assertFalse(line.contains("\n"), line);
+    assertFalse(line.contains("\u001b"), line);
+    String left = PollMembership.change(many, List.of(Collector.of("collector-with-a-long-name-7")));
+    assertTrue(left.contains("joined 0 []; left 40000 ["), left);
+    assertEquals("a\\nb", LogSafe.text("a\nb"));
   }
 
   /** Through the service: a phantom name polling a config with polls.allow gets no targets. */
@@ -134,15 +234,18 @@ class PollMembershipTest {
         config,
         """
         listen: 127.0.0.1:0
-        refreshInterval: 1h
+        refreshInterval: 1s
         targets: [{fileSd: {job: j, files: [t.json]}}]
-        collectors: {polls: {allow: 'prom-[0-9]+'}}
+        collectors: {polls: {allow: 'prom-[0-9]+', expireAfter: 1h}}
         """);
     try (Service s = new Service(ServerConfig.read(config)).start()) {
       String base = "http://127.0.0.1:" + s.port();
-      assertEquals(200, Http.get(base + "/targets?collector=prom-0").status());
-      assertEquals(200, Http.get(base + "/targets?collector=curl-test").status());
-      assertEquals(200, Http.get(base + "/jobs/j/targets?collector_id=phantom").status());
+      for (int i = 0; i < 2; i++) {
+        assertEquals(200, Http.get(base + "/targets?collector=prom-0").status());
+        assertEquals(200, Http.get(base + "/targets?collector=curl-test").status());
+        assertEquals(200, Http.get(base + "/jobs/j/targets?collector_id=phantom").status());
+        Thread.sleep(1100);
+      }
       s.polls().evaluate();
       assertEquals(List.of(Collector.of("prom-0")), s.allocator().snapshot().collectors().stream().toList());
     }

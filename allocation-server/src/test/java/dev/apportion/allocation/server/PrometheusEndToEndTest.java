@@ -166,11 +166,25 @@ class PrometheusEndToEndTest {
       }
     }
     Files.writeString(dir.resolve("nodes.yaml"), yaml);
+    // The per-node service serves HTTPS and requires a client certificate; its Prometheus
+    // processes present one through tls_config in their http_sd_configs.
+    Certs.make(dir, "server", "localhost");
+    Certs.make(dir, "prometheus", "prometheus");
+    Files.writeString(
+        dir.resolve("web.yml"),
+        """
+        tls_server_config:
+          cert_file: server.crt
+          key_file: server.key
+          client_auth_type: RequireAndVerifyClientCert
+          client_ca_file: prometheus.crt
+        """);
     Path perNodeConfig = dir.resolve("per-node.yaml");
     Files.writeString(
         perNodeConfig,
         """
         listen: 127.0.0.1:0
+        webConfigFile: web.yml
         strategy: {name: per-node, fallback: ''}
         refreshInterval: 1s
         targets:
@@ -184,8 +198,8 @@ class PrometheusEndToEndTest {
     perNode = new Service(ServerConfig.read(perNodeConfig)).start();
 
     for (int i = 0; i < 3; i++) {
-      sharedProms.add(Prom.start(binary, dir, "prom-" + i, shared.port(), SD_REFRESH));
-      perNodeProms.add(Prom.start(binary, dir, "prom-node-" + i, perNode.port(), FAST_REFRESH));
+      sharedProms.add(Prom.start(binary, dir, "prom-" + i, shared.port(), SD_REFRESH, null));
+      perNodeProms.add(Prom.start(binary, dir, "prom-node-" + i, perNode.port(), FAST_REFRESH, dir));
     }
   }
 
@@ -316,6 +330,9 @@ class PrometheusEndToEndTest {
         assertEquals(
             nodeOfCollector.get(p.name),
             t.get("discoveredLabels").get("__meta_kubernetes_pod_node_name").asText());
+        assertTrue(
+            t.get("discoveredLabels").get("__meta_url").asText().startsWith("https://"),
+            "discovered over HTTPS with a client certificate: " + t.get("discoveredLabels"));
       }
     }
   }
@@ -426,7 +443,8 @@ class PrometheusEndToEndTest {
       this.log = log;
     }
 
-    static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh)
+    /** With {@code tls} not null, over HTTPS with the certificates in that folder. */
+    static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh, Path tls)
         throws IOException {
       Path home = Files.createDirectories(dir.resolve(name));
       Path config = home.resolve("prometheus.yml");
@@ -439,10 +457,15 @@ class PrometheusEndToEndTest {
           scrape_configs:
             - job_name: apportion
               http_sd_configs:
-                - url: 'http://127.0.0.1:%d/targets?collector=%s'
+                - url: '%s://127.0.0.1:%d/targets?collector=%s'
                   refresh_interval: %ds
           """
-              .formatted(servicePort, name, sdRefresh.toSeconds()));
+              .formatted(tls == null ? "http" : "https", servicePort, name, sdRefresh.toSeconds())
+              + (tls == null
+                  ? ""
+                  : "        tls_config: {ca_file: '%s', cert_file: '%s', key_file: '%s'}\n"
+                      .formatted(
+                          tls.resolve("server.crt"), tls.resolve("prometheus.crt"), tls.resolve("prometheus.key"))));
       int port = freePort();
       Path log = home.resolve("prometheus.log");
       Process p =

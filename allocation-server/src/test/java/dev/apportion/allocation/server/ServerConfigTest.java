@@ -176,7 +176,7 @@ class ServerConfigTest {
         (ServerConfig.PollCollectors)
             parse("targets: [{fileSd: {job: j, files: [t.json]}}]\ncollectors: {polls: {allow: 'prom-[0-9]+'}}\n")
                 .collectors();
-    assertEquals("prom-[0-9]+", p.allow().pattern());
+    assertEquals("prom-[0-9]+", p.allow());
   }
 
   /** Zones and the zone-aware option reach the allocator: each zone's targets stay in it. */
