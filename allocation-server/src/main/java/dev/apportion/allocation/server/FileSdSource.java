@@ -2,6 +2,7 @@ package dev.apportion.allocation.server;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.TargetInterner;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -30,6 +31,8 @@ final class FileSdSource implements TargetSource {
   private Map<Path, String> lastStamps;
   private List<Target> last = List.of();
   private final LabelNames labelNames = new LabelNames();
+  /** Gives back the previous read's target for every unchanged label set. */
+  private final TargetInterner interner = new TargetInterner();
   private final SourceLimits limits;
   private final JsonFactory json;
   private final JsonFactory yaml;
@@ -89,7 +92,7 @@ final class FileSdSource implements TargetSource {
           new LimitedInputStream(
               Files.newInputStream(f), f.toString(), budget, System.nanoTime() + Long.MAX_VALUE / 2)) {
         try {
-          TargetReader.groups(in, factory, job, "__meta_filepath", f.toString(), f.toString(), labelNames, limits, out);
+          TargetReader.groups(in, factory, job, "__meta_filepath", f.toString(), f.toString(), labelNames, limits, interner, out);
         } catch (IOException e) {
           throw new IOException(firstLine(e.getMessage()), e);
         }
@@ -97,6 +100,7 @@ final class FileSdSource implements TargetSource {
       }
     }
     labelNames.end(describe());
+    interner.endRefresh();
     last = List.copyOf(out);
     lastStamps = stamps;
     return last;

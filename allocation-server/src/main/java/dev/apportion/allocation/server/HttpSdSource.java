@@ -2,6 +2,7 @@ package dev.apportion.allocation.server;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.TargetInterner;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,6 +24,8 @@ final class HttpSdSource implements TargetSource {
   private final SourceLimits limits;
   private final JsonFactory json;
   private final LabelNames labelNames = new LabelNames();
+  /** Gives back the previous read's target for every unchanged label set. */
+  private final TargetInterner interner = new TargetInterner();
 
   HttpSdSource(String job, URI url, HttpClient client, Duration timeout, SourceLimits limits) {
     this(job, url, client, timeout, limits, null);
@@ -50,10 +53,11 @@ final class HttpSdSource implements TargetSource {
     fetch.get(
         url,
         in -> {
-          TargetReader.groups(in, json, job, "__meta_url", shown, "answer", labelNames, limits, out);
+          TargetReader.groups(in, json, job, "__meta_url", shown, "answer", labelNames, limits, interner, out);
           return out;
         });
     labelNames.end(describe());
+    interner.endRefresh();
     return List.copyOf(out);
   }
 

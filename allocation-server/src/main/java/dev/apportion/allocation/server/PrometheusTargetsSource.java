@@ -2,6 +2,7 @@ package dev.apportion.allocation.server;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.TargetInterner;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,6 +24,8 @@ final class PrometheusTargetsSource implements TargetSource {
   private final SourceLimits limits;
   private final JsonFactory json;
   private final LabelNames labelNames = new LabelNames();
+  /** Gives back the previous read's target for every unchanged label set. */
+  private final TargetInterner interner = new TargetInterner();
 
   PrometheusTargetsSource(URI base, HttpClient client, Duration timeout, SourceLimits limits) {
     this(base, client, timeout, limits, null);
@@ -47,8 +50,9 @@ final class PrometheusTargetsSource implements TargetSource {
   public List<Target> read() throws IOException, InterruptedException {
     labelNames.begin();
     List<Target> out =
-        fetch.get(url, in -> TargetReader.prometheus(in, json, "answer", labelNames, limits));
+        fetch.get(url, in -> TargetReader.prometheus(in, json, "answer", labelNames, limits, interner));
     labelNames.end(describe());
+    interner.endRefresh();
     return List.copyOf(out);
   }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.TargetInterner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -22,8 +23,10 @@ import org.yaml.snakeyaml.LoaderOptions;
  * made so far and one group's labels and addresses, each bounded by {@link SourceLimits}, so the
  * memory a read takes is bounded by what is kept, not by what is sent.
  *
- * <p>Every target is made by {@link #target}, the one place a {@link Target} is built from parsed
- * labels (the label map is reused within a group; {@code Target.of} copies it).
+ * <p>Every target is made by the source's {@link TargetInterner}: a target whose labels are those
+ * of the source's previous read comes back as the same instance, which the allocator recognises
+ * at once, and only new or changed ones are built (the label map is reused within a group; the
+ * interner copies what it keeps).
  */
 final class TargetReader {
   /**
@@ -65,11 +68,6 @@ final class TargetReader {
         .build();
   }
 
-  /** The one place a parsed target is built; {@code labels} is copied. */
-  static Target target(String job, String address, Map<String, String> labels) {
-    return Target.of(job, address, labels);
-  }
-
   /**
    * Reads one answer of target groups, adding its targets to {@code out}; each target gets the
    * group's labels, {@code __address__} and {@code metaName=metaValue} (when {@code metaName} is
@@ -89,6 +87,7 @@ final class TargetReader {
       String where,
       LabelNames names,
       SourceLimits limits,
+      TargetInterner interner,
       List<Target> out)
       throws IOException {
     try (JsonParser p = factory.createParser(in)) {
@@ -144,7 +143,7 @@ final class TargetReader {
         }
         for (String address : addresses) {
           labels.put("__address__", address);
-          out.add(target(job, address, labels));
+          out.add(interner.intern(job, address, labels));
         }
       }
       if (p.nextToken() != null) {
@@ -191,7 +190,12 @@ final class TargetReader {
    * @throws IOException if malformed, not {@code success}, or over a limit, naming {@code where}
    */
   static List<Target> prometheus(
-      InputStream in, JsonFactory factory, String where, LabelNames names, SourceLimits limits)
+      InputStream in,
+      JsonFactory factory,
+      String where,
+      LabelNames names,
+      SourceLimits limits,
+      TargetInterner interner)
       throws IOException {
     List<Target> out = new ArrayList<>();
     String status = null;
@@ -216,7 +220,7 @@ final class TargetReader {
             t = p.nextToken();
             if ("activeTargets".equals(d) && t == JsonToken.START_ARRAY) {
               sawActive = true;
-              activeTargets(p, where, names, limits, out);
+              activeTargets(p, where, names, limits, interner, out);
             } else {
               p.skipChildren();
             }
@@ -236,7 +240,12 @@ final class TargetReader {
   }
 
   private static void activeTargets(
-      JsonParser p, String where, LabelNames names, SourceLimits limits, List<Target> out)
+      JsonParser p,
+      String where,
+      LabelNames names,
+      SourceLimits limits,
+      TargetInterner interner,
+      List<Target> out)
       throws IOException {
     Map<String, String> labels = new HashMap<>();
     JsonToken t;
@@ -287,7 +296,7 @@ final class TargetReader {
       if (out.size() >= limits.maxTargets()) {
         throw new IOException(where + ": more than " + limits.maxTargets() + " targets");
       }
-      out.add(target(job, address, labels));
+      out.add(interner.intern(job, address, labels));
     }
   }
 }

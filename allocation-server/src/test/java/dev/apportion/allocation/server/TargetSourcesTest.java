@@ -126,6 +126,42 @@ class TargetSourcesTest {
     assertTrue(e.getMessage().contains("HTTP 500"), e.getMessage());
   }
 
+  /**
+   * Issue 23: a source reads through a target interner, so an unchanged target of the answer comes
+   * back as the same instance (which the allocator recognises at once), a changed one is new.
+   */
+  @Test
+  void anUnchangedAnswerGivesBackTheSameTargets() throws Exception {
+    URI base = serve();
+    body.set("[{\"targets\":[\"a:1\",\"b:1\"],\"labels\":{\"x\":\"y\"}},"
+        + "{\"targets\":[\"c:1\"],\"labels\":{\"x\":\"z\"}}]");
+    TargetSource http = TargetSource.httpSd("apps", base.resolve("/sd"), HttpClient.newHttpClient(),
+        Duration.ofSeconds(5));
+    List<Target> first = http.read();
+    List<Target> second = http.read();
+    assertEquals(3, second.size());
+    for (int i = 0; i < 3; i++) {
+      assertSame(first.get(i), second.get(i), "unchanged target " + i);
+    }
+    body.set("[{\"targets\":[\"a:1\",\"b:1\"],\"labels\":{\"x\":\"y\"}},"
+        + "{\"targets\":[\"c:1\"],\"labels\":{\"x\":\"w\"}}]");
+    List<Target> third = http.read();
+    assertSame(first.get(0), third.get(0));
+    assertSame(first.get(1), third.get(1));
+    assertFalse(first.get(2).sameLabels(third.get(2)), "c:1's labels changed");
+    assertEquals("w", third.get(2).labels().get("x"));
+
+    body.set(
+        """
+        {"status":"success","data":{"activeTargets":[
+          {"discoveredLabels":{"__address__":"10.0.0.1:9100","job":"node"},"scrapePool":"node"}],
+         "droppedTargets":[]}}
+        """);
+    TargetSource prometheus =
+        TargetSource.prometheusTargets(base, HttpClient.newHttpClient(), Duration.ofSeconds(5));
+    assertSame(prometheus.read().get(0), prometheus.read().get(0));
+  }
+
   @Test
   void prometheusTargetsKeepDiscoveredLabelsUnderTheScrapePool() throws Exception {
     URI base = serve();
