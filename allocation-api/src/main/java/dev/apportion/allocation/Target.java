@@ -155,7 +155,7 @@ public final class Target {
 
   /** {@code kv} must be strictly ascending by name, without nulls, and never written again. */
   private Target(String job, String address, String[] kv) {
-    this(job, address, kv, null);
+    this(job, address, kv, null, Scratch.start());
   }
 
   /**
@@ -163,13 +163,13 @@ public final class Target {
    * shape}, when not null, is the shape of its names (then its metadata range, the positions of
    * the labels node and zone are read from, and the names' encodings come from it).
    */
-  private Target(String job, String address, String[] kv, LabelShape shape) {
+  private Target(String job, String address, String[] kv, LabelShape shape, Scratch s) {
     this.job = job;
     this.address = address;
     this.kv = kv;
     this.labels = new LabelMap(kv);
     int pairs = kv.length >> 1;
-    Scratch s = Scratch.start();
+    s.length = 0;
     int[] special;
     if (shape != null) {
       this.metaFrom = shape.metaFrom;
@@ -231,7 +231,7 @@ public final class Target {
     r.start(labels.size());
     labels.forEach(r);
     Target t = r.invalid ? new Target(job, address, copy(labels)) : ofPairs(job, address, r.kv,
-        r.pairs);
+        r.pairs, s);
     s.release(r);
     return t;
   }
@@ -243,13 +243,16 @@ public final class Target {
    * sorted here and remembered as a new shape.
    */
   static Target ofPairs(String job, String address, String[] in, int pairs) {
+    return ofPairs(job, address, in, pairs, Scratch.start());
+  }
+
+  private static Target ofPairs(String job, String address, String[] in, int pairs, Scratch s) {
     if (pairs == 0) {
       return new Target(job, address, NO_LABELS);
     }
-    Scratch s = Scratch.start();
     LabelShape shape = s.shapes.find(in, pairs);
     if (shape != null) {
-      return new Target(job, address, shape.arrange(in), shape);
+      return new Target(job, address, shape.arrange(in), shape, s);
     }
     String[] kv = Arrays.copyOf(in, pairs << 1);
     int kept = pairs;
@@ -266,7 +269,7 @@ public final class Target {
     findSpecial(kv, metaFrom, metaTo, special);
     shape = LabelShape.of(in, kv, metaFrom, metaTo, special);
     s.shapes.add(shape);
-    return new Target(job, address, kv, shape);
+    return new Target(job, address, kv, shape, s);
   }
 
   /** Throws what {@link #of} throws for a null or blank job or address. */
