@@ -647,7 +647,12 @@ final class ConsistentHashingPlacer implements Placer {
       Member m = members.get(i);
       fresh += onRing(m.id()) ? 0 : tokenCount(m.capacity());
     }
-    long[] added = new long[fresh];
+    // A ring built from nothing (a first placement) is written and sorted where it stays.
+    boolean inPlace = k == 0;
+    if (inPlace && tokens.length < fresh) {
+      tokens = new long[Slots.withHeadroom(fresh)];
+    }
+    long[] added = inPlace ? tokens : new long[fresh];
     int a = 0;
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
@@ -666,10 +671,13 @@ final class ConsistentHashingPlacer implements Placer {
     }
     // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
     // larger buffer when the ring outgrows its own).
-    if (tokens.length < k + a) {
-      tokens = Arrays.copyOf(tokens, k + a);
+    if (!inPlace) {
+      if (tokens.length < k + a) {
+        // With headroom for a few more members, so that adding one does not copy the ring.
+        tokens = Arrays.copyOf(tokens, Slots.withHeadroom(k + a));
+      }
+      mergeFromTheBack(tokens, k, added, a);
     }
-    mergeFromTheBack(tokens, k, added, a);
     tokenCount = k + a;
     ringIds = new Member[byId.length];
     ringCapacity = new double[byId.length];
@@ -733,7 +741,9 @@ final class ConsistentHashingPlacer implements Placer {
       maxSlot = Math.max(maxSlot, assignment.slotAt(i));
     }
     if (placedCost.length <= maxSlot) {
-      int size = Math.max(maxSlot + 1, placedCost.length * 2);
+      // The engine's slots have headroom for a few percent of new targets: so do these arrays,
+      // or the first small change after a full placement would copy all three.
+      int size = Math.max(Slots.withHeadroom(maxSlot + 1), placedCost.length * 2);
       placedCost = Arrays.copyOf(placedCost, size);
       placedHash = Arrays.copyOf(placedHash, size);
       placedKnown = Arrays.copyOf(placedKnown, size);

@@ -104,6 +104,19 @@ final class IntList {
   }
 
   /**
+   * Sets the size to {@code n}, at most the capacity: values past the old size are whatever the
+   * backing array holds there, for a caller that has just written them through {@link #array}.
+   *
+   * @param n the new size
+   */
+  public void setSize(int n) {
+    if (n > values.length) {
+      throw new IllegalArgumentException("size " + n + " beyond capacity " + values.length);
+    }
+    size = n;
+  }
+
+  /**
    * The backing array: values {@code 0 .. size() - 1} are the list's. Valid until the next
    * {@link #add}.
    *

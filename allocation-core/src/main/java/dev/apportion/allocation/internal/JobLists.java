@@ -71,7 +71,14 @@ final class JobLists {
    * @param n how many
    */
   JobLists with(String[] changedJobs, ImmutableList<Target>[] changedLists, int n) {
-    String[] outJobs = new String[jobs.length + n];
+    // Count first, so the two arrays are allocated once at their size.
+    int length = jobs.length;
+    for (int c = 0; c < n; c++) {
+      boolean existed = Arrays.binarySearch(jobs, changedJobs[c]) >= 0;
+      boolean kept = !changedLists[c].isEmpty();
+      length += (kept ? 1 : 0) - (existed ? 1 : 0);
+    }
+    String[] outJobs = new String[length];
     @SuppressWarnings("unchecked")
     ImmutableList<Target>[] outLists =
         (ImmutableList<Target>[]) new ImmutableList<?>[outJobs.length];
@@ -95,7 +102,10 @@ final class JobLists {
       outJobs[w] = jobs[o];
       outLists[w++] = lists[o++];
     }
-    return new JobLists(collector, Arrays.copyOf(outJobs, w), Arrays.copyOf(outLists, w));
+    if (w != length) {
+      throw new IllegalStateException("jobs " + w + ", counted " + length);
+    }
+    return new JobLists(collector, outJobs, outLists);
   }
 
   /** An unmodifiable set over a sorted array; contains() is a binary search. */

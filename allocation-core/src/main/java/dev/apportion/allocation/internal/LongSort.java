@@ -35,7 +35,9 @@ public final class LongSort {
       return;
     }
     if (buffer.length < n) {
-      buffer = new long[Math.max(n, keys.length)];
+      // Grown to what this sort needs (doubling), not to the keys' array: a caller whose array
+      // is sized for a full placement sorts a few thousand keys on a small change.
+      buffer = new long[Math.min(Math.max(n, 2 * buffer.length), keys.length)];
     }
     long[] from = keys;
     long[] to = buffer;

@@ -34,7 +34,16 @@ final class Members extends AbstractList<Member> implements RandomAccess {
       total += capacities[i];
     }
     this.totalCapacity = total;
-    double[] distinct = Arrays.stream(capacities).distinct().sorted().toArray();
+    // Sorted, then each value once: no boxing stream on every collector change.
+    double[] sorted = capacities.clone();
+    Arrays.sort(sorted);
+    int d = 0;
+    for (int i = 0; i < n; i++) {
+      if (d == 0 || Double.compare(sorted[d - 1], sorted[i]) != 0) {
+        sorted[d++] = sorted[i];
+      }
+    }
+    double[] distinct = Arrays.copyOf(sorted, d);
     this.classCapacities = distinct;
     this.uniformCapacity = distinct.length <= 1;
     this.capacityClass = new int[n];

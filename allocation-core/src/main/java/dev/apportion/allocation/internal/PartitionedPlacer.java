@@ -207,7 +207,8 @@ final class PartitionedPlacer implements Placer {
 
   private void ensure(int slot) {
     if (slot >= groupOf.length) {
-      int n = Math.max(slot + 1, groupOf.length * 2);
+      // With the engine's headroom: a later small change must not copy the arrays again.
+      int n = Math.max(Slots.withHeadroom(slot + 1), groupOf.length * 2);
       int old = groupOf.length;
       groupOf = Arrays.copyOf(groupOf, n);
       Arrays.fill(groupOf, old, n, -1);
@@ -239,9 +240,16 @@ final class PartitionedPlacer implements Placer {
     boolean[] keyed = new boolean[n];
     int[] count = new int[groups];
     Set<String> homeless = new TreeSet<>();
+    // Sized once for the largest slot, not doubled step by step on a first placement.
+    int maxSlot = -1;
+    for (int i = 0; i < n; i++) {
+      maxSlot = Math.max(maxSlot, view.slotAt(i));
+    }
+    if (maxSlot >= 0) {
+      ensure(maxSlot);
+    }
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
-      ensure(slot);
       String k = key.of(view.target(slot));
       int gid = GLOBAL;
       if (k != null) {

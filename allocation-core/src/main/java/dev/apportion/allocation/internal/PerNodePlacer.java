@@ -63,7 +63,8 @@ final class PerNodePlacer implements Placer {
 
   private void ensure(int slot) {
     if (slot >= nodeOf.length) {
-      int n = Math.max(slot + 1, nodeOf.length * 2);
+      // With the engine's headroom: a later small change must not copy the arrays again.
+      int n = Math.max(Slots.withHeadroom(slot + 1), nodeOf.length * 2);
       nodeOf = Arrays.copyOf(nodeOf, n);
       posInNode = Arrays.copyOf(posInNode, n);
       inPool = Arrays.copyOf(inPool, n);
@@ -99,9 +100,16 @@ final class PerNodePlacer implements Placer {
         leftPool.add(s);
       }
     }
+    // Sized once for the largest new slot, not doubled step by step on a first placement.
+    int maxSlot = -1;
+    for (int i = 0; i < added.size(); i++) {
+      maxSlot = Math.max(maxSlot, added.get(i));
+    }
+    if (maxSlot >= 0) {
+      ensure(maxSlot);
+    }
     for (int i = 0; i < added.size(); i++) {
       int s = added.get(i);
-      ensure(s);
       index(s, assignment.target(s));
     }
     if (!leftPool.isEmpty()) {

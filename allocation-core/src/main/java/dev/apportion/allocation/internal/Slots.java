@@ -77,7 +77,7 @@ final class Slots implements Assignment {
 
   private Member[] membersById = new Member[16];
 
-  private IntList order = new IntList();
+  private final IntList order = new IntList();
 
   private int epoch = 1;
   private boolean foundSame;
@@ -201,18 +201,32 @@ final class Slots implements Assignment {
 
   // ---- the operation ----
 
-  /** Makes room for {@code n} targets, so a large first call does not grow step by step. */
+  /**
+   * Makes room for {@code n} targets, so a large first call does not grow step by step. The room
+   * is {@link #withHeadroom} {@code n}: a later call that replaces a few percent of the targets
+   * adds its new ones before the dropped ones free their slots, and must not copy every per-slot
+   * array and the table to make room for them.
+   */
   void reserve(int n) {
     if (targets.length < n) {
-      resize(n);
+      resize(withHeadroom(n));
     }
-    table.reserve(n);
+    table.reserve(withHeadroom(n));
     // A call that brings many new targets journals each: size the journal once.
     int adds = n - known();
     if (adds > 0) {
       touched.ensureCapacity(adds);
       added.ensureCapacity(adds);
     }
+  }
+
+  /**
+   * {@code n} and a sixteenth more: the size to reserve for {@code n} targets so that replacing
+   * up to about 6% of them in one call (new targets arrive before the dropped ones are freed)
+   * grows nothing. Costs about 2 bytes per target in the per-slot arrays and the table.
+   */
+  static int withHeadroom(int n) {
+    return (int) Math.min(Integer.MAX_VALUE - 8, n + (n >> 4) + 16L);
   }
 
   /** The capacity of the per-slot arrays: every slot is below it. */
@@ -428,14 +442,13 @@ final class Slots implements Assignment {
       sorter.sort(unseen.array(), unseen.size(), hashes, targets);
     }
     sorter.sort(added.array(), added.size(), hashes, targets);
-    IntList next = new IntList(n - unseen.size() + added.size());
+    // In place, so a small change allocates nothing: drop the unseen slots while compacting the
+    // order forward, then merge the added ones in from the back.
     int[] o = order.array();
     int[] gone = unseen.array();
     int goneCount = unseen.size();
     int g = 0;
-    int a = 0;
-    int[] ad = added.array();
-    int addedCount = added.size();
+    int w = 0;
     for (int i = 0; i < n; i++) {
       int s = o[i];
       if (g < goneCount && gone[g] == s) {
@@ -449,18 +462,28 @@ final class Slots implements Assignment {
         removed.add(s);
         continue;
       }
-      while (a < addedCount && SlotOrder.compare(ad[a], s, hashes, targets) < 0) {
-        next.add(ad[a++]);
-      }
-      next.add(s);
-    }
-    while (a < addedCount) {
-      next.add(ad[a++]);
+      o[w++] = s;
     }
     if (g != goneCount) {
       throw new IllegalStateException("unseen slots out of order: " + g + " of " + goneCount);
     }
-    order = next;
+    int[] ad = added.array();
+    int a = added.size();
+    int total = w + a;
+    order.truncate(w);
+    if (total > o.length) {
+      order.ensureCapacity(withHeadroom(total));
+    }
+    o = order.array();
+    int r = w - 1;
+    for (int x = total - 1; a > 0; x--) {
+      if (r >= 0 && SlotOrder.compare(ad[a - 1], o[r], hashes, targets) < 0) {
+        o[x] = o[r--];
+      } else {
+        o[x] = ad[--a];
+      }
+    }
+    order.setSize(total);
     unseen.reset();
   }
 

@@ -1,7 +1,6 @@
 package dev.apportion.allocation.internal;
 
 import dev.apportion.allocation.Target;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
@@ -108,8 +107,19 @@ final class TargetTable implements Iterable<Target> {
         j++;
       }
       Shard old = shards[shard];
-      Target[] outT = new Target[old.targets.length + (j - i)];
-      String[] outO = new String[outT.length];
+      // Each changed target is in the shard (its binary search is short) or not: count first,
+      // so the shard's two arrays are allocated once at their size.
+      int length = old.targets.length;
+      for (int c = i; c < j; c++) {
+        boolean existed = old.find(targets[c]) >= 0;
+        if (owners[c] == REMOVE) {
+          length -= existed ? 1 : 0;
+        } else {
+          length += existed ? 0 : 1;
+        }
+      }
+      Target[] outT = new Target[length];
+      String[] outO = new String[length];
       int w = 0;
       int o = 0;
       for (int c = i; c < j; c++) {
@@ -138,7 +148,10 @@ final class TargetTable implements Iterable<Target> {
         outT[w] = old.targets[o];
         outO[w++] = old.owners[o++];
       }
-      next[shard] = new Shard(Arrays.copyOf(outT, w), Arrays.copyOf(outO, w));
+      if (w != length) {
+        throw new IllegalStateException("shard size " + w + ", counted " + length);
+      }
+      next[shard] = new Shard(outT, outO);
       i = j;
     }
     TargetTable table = new TargetTable(bits, next, newSize);
