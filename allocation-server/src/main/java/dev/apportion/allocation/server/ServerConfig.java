@@ -40,7 +40,8 @@ record ServerConfig(
     Duration requestTimeout,
     List<SourceConfig> targets,
     CollectorsConfig collectors,
-    Map<String, Map<String, Object>> scrapeConfigs) {
+    Map<String, Map<String, Object>> scrapeConfigs,
+    CostsConfig costs) {
 
   /** A config error: its message is the one line Main prints. */
   static final class ConfigException extends Exception {
@@ -125,14 +126,16 @@ record ServerConfig(
 
   /**
    * Pods by label selector; {@code nodeZones} also watches the Nodes for their zones ({@code
-   * KubernetesNodeZones}).
+   * KubernetesNodeZones}); {@code capacityFromMemoryRequest} weighs a pod without the capacity
+   * annotation by its memory request.
    */
   record KubernetesCollectors(
       String namespace,
       String labelSelector,
       Duration notReadyGracePeriod,
       boolean readyFirst,
-      boolean nodeZones)
+      boolean nodeZones,
+      boolean capacityFromMemoryRequest)
       implements CollectorsConfig {}
 
   /** Collectors from their polls; {@code allow}, when not null, must match a name entirely. */
@@ -160,7 +163,7 @@ record ServerConfig(
 
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
-    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs");
+    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "costs");
     InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
     StrategyConfig strategy = strategy(top.get("strategy"));
@@ -193,8 +196,9 @@ record ServerConfig(
         scrape.put(e.getKey(), settings);
       }
     }
+    CostsConfig costs = CostsConfig.parse(top.get("costs"), baseDir);
     return new ServerConfig(
-        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape);
+        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, costs);
   }
 
   private static StrategyConfig strategy(JsonNode s) throws ConfigException {
@@ -417,13 +421,14 @@ record ServerConfig(
       }
       case "kubernetes" -> {
         ObjectNode k = object(c.get(kind), where);
-        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones");
+        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones", "capacityFromMemoryRequest");
         return new KubernetesCollectors(
             required(k, "namespace", where),
             required(k, "labelSelector", where),
             durationOrZero(text(k, "notReadyGracePeriod", "30s", where), where + ".notReadyGracePeriod"),
             bool(k, "readyFirst", true, where),
-            bool(k, "nodeZones", false, where));
+            bool(k, "nodeZones", false, where),
+            bool(k, "capacityFromMemoryRequest", false, where));
       }
       case "polls" -> {
         JsonNode p = c.get(kind);

@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,8 @@ public final class TargetFeed implements AutoCloseable {
   private final Allocator allocator;
   private final List<TargetSource> sources;
   private final Duration interval;
+  /** Attaches costs to the combined targets before each {@code setTargets}; null for none. */
+  private final UnaryOperator<List<Target>> costs;
   /** Serializes refreshes; held across the sources' I/O. */
   private final Object refreshLock = new Object();
   /** Guards the timer only, so that close() never waits for a refresh. */
@@ -68,6 +71,7 @@ public final class TargetFeed implements AutoCloseable {
     this.allocator = b.allocator;
     this.sources = List.copyOf(b.sources);
     this.interval = b.interval;
+    this.costs = b.costs;
     this.lastGood = new ArrayList<>();
     for (int i = 0; i < sources.size(); i++) {
       lastGood.add(null);
@@ -114,36 +118,55 @@ public final class TargetFeed implements AutoCloseable {
         }
         up.set(i, failing[i] ? 0 : 1);
       }
-      List<Target> all = new ArrayList<>();
-      for (List<Target> l : lastGood) {
-        if (l == null) {
-          return;
-        }
-        all.addAll(l);
-      }
-      try {
-        allocator.setTargets(all);
-      } catch (RuntimeException e) {
-        if (!setFailing) {
-          setFailing = true;
-          setFailureEpisodes.incrementAndGet();
-          LOG.warn(
-              "setting the {} targets failed; retrying at every refresh, logged again only after"
-                  + " it recovers",
-              all.size(),
-              e);
-        }
-        throw e;
-      }
-      if (setFailing) {
-        setFailing = false;
-        LOG.info("setting the targets works again: {} targets", all.size());
-      }
-      if (!ready) {
-        LOG.info("targets read from {} sources: {} targets", sources.size(), all.size());
-      }
-      ready = true;
+      setAll();
     }
+  }
+
+  /**
+   * Gives the allocator the sources' last good targets again, with the costs as they are now,
+   * without reading the sources: what a cost feed calls after each read. Does nothing until every
+   * source has been read once. Blocks on the allocator's writers, never on I/O.
+   */
+  public void reapply() {
+    synchronized (refreshLock) {
+      setAll();
+    }
+  }
+
+  @GuardedBy("refreshLock")
+  private void setAll() {
+    List<Target> all = new ArrayList<>();
+    for (List<Target> l : lastGood) {
+      if (l == null) {
+        return;
+      }
+      all.addAll(l);
+    }
+    if (costs != null) {
+      all = costs.apply(all);
+    }
+    try {
+      allocator.setTargets(all);
+    } catch (RuntimeException e) {
+      if (!setFailing) {
+        setFailing = true;
+        setFailureEpisodes.incrementAndGet();
+        LOG.warn(
+            "setting the {} targets failed; retrying at every refresh, logged again only after"
+                + " it recovers",
+            all.size(),
+            e);
+      }
+      throw e;
+    }
+    if (setFailing) {
+      setFailing = false;
+      LOG.info("setting the targets works again: {} targets", all.size());
+    }
+    if (!ready) {
+      LOG.info("targets read from {} sources: {} targets", sources.size(), all.size());
+    }
+    ready = true;
   }
 
   /**
@@ -234,6 +257,7 @@ public final class TargetFeed implements AutoCloseable {
     private final Allocator allocator;
     private final List<TargetSource> sources = new ArrayList<>();
     private Duration interval = Duration.ofSeconds(30);
+    private UnaryOperator<List<Target>> costs;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -247,6 +271,18 @@ public final class TargetFeed implements AutoCloseable {
      */
     public Builder source(TargetSource source) {
       sources.add(Objects.requireNonNull(source, "source"));
+      return this;
+    }
+
+    /**
+     * Attaches costs to the combined targets before every {@code setTargets} (a cost feed's
+     * {@code attach}). Default none: every target keeps the cost its source gave it.
+     *
+     * @param costs returns the targets, in the same order, with their costs; must not block on I/O
+     * @return this builder
+     */
+    public Builder costs(UnaryOperator<List<Target>> costs) {
+      this.costs = Objects.requireNonNull(costs, "costs");
       return this;
     }
 

@@ -320,7 +320,7 @@ class PrometheusEndToEndTest {
     }
   }
 
-  // ---- helpers ----
+  // ---- helpers (CostEndToEndTest uses them too) ----
 
   private Set<String> addressesKeys() {
     Set<String> out = new HashSet<>();
@@ -331,7 +331,7 @@ class PrometheusEndToEndTest {
   }
 
   /** The snapshot's targets of {@code collector}, as "job address". */
-  private static Set<String> expected(Allocation snapshot, String collector) {
+  static Set<String> expected(Allocation snapshot, String collector) {
     Set<String> out = new TreeSet<>();
     for (String job : snapshot.jobsFor(collector)) {
       for (Target t : snapshot.targetsFor(collector, job)) {
@@ -342,7 +342,7 @@ class PrometheusEndToEndTest {
   }
 
   /** Whether every Prometheus scrapes exactly what the snapshot gives its name (and is up). */
-  private static boolean matches(Service service, List<Prom> proms, boolean requireUp) {
+  static boolean matches(Service service, List<Prom> proms, boolean requireUp) {
     Allocation snapshot = service.allocator().snapshot();
     if (snapshot.targets().isEmpty() || !snapshot.unassigned().isEmpty()) {
       return false;
@@ -359,7 +359,7 @@ class PrometheusEndToEndTest {
     return true;
   }
 
-  private static String describe(Service service, List<Prom> proms) {
+  static String describe(Service service, List<Prom> proms) {
     Allocation snapshot = service.allocator().snapshot();
     Map<String, Object> out = new TreeMap<>();
     for (Prom p : proms) {
@@ -370,7 +370,7 @@ class PrometheusEndToEndTest {
     return out.toString();
   }
 
-  private static void await(Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> message) {
+  static void await(Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> message) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -380,7 +380,7 @@ class PrometheusEndToEndTest {
     }
   }
 
-  private static void sleep(long millis) {
+  static void sleep(long millis) {
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
@@ -389,7 +389,7 @@ class PrometheusEndToEndTest {
     }
   }
 
-  private static String prometheusBinary() {
+  static String prometheusBinary() {
     for (String d : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
       Path p = Path.of(d.isEmpty() ? "." : d, "prometheus");
       if (Files.isExecutable(p)) {
@@ -428,6 +428,12 @@ class PrometheusEndToEndTest {
 
     static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh)
         throws IOException {
+      return start(binary, dir, name, servicePort, sdRefresh, freePort());
+    }
+
+    /** As above, listening on {@code port} (known before it starts, or the same after a restart). */
+    static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh, int port)
+        throws IOException {
       Path home = Files.createDirectories(dir.resolve(name));
       Path config = home.resolve("prometheus.yml");
       Files.writeString(
@@ -443,7 +449,6 @@ class PrometheusEndToEndTest {
                   refresh_interval: %ds
           """
               .formatted(servicePort, name, sdRefresh.toSeconds()));
-      int port = freePort();
       Path log = home.resolve("prometheus.log");
       Process p =
           new ProcessBuilder(
