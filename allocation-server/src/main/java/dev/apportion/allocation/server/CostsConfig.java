@@ -179,6 +179,10 @@ record CostsConfig(
       if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
         throw new ConfigException(at + ": must be an http or https URL");
       }
+      if (u.getRawUserInfo() != null) {
+        // A URL is logged with every failed read: credentials belong where they are never shown.
+        throw new ConfigException(at + ": must not carry credentials (user:password@); use basic_auth");
+      }
       if (u.getRawQuery() != null || u.getRawFragment() != null) {
         throw new ConfigException(at + ": must be the API's base URL, without ?query or #fragment");
       }

@@ -71,6 +71,7 @@ class CostsConfigTest {
         Map.entry("costs: {url: 'ftp://p'}", "costs.url: must be an http or https URL"),
         Map.entry("costs: {url: ['http://p', 'x']}", "costs.url[1]: must be an http or https URL"),
         Map.entry("costs: {url: 'http://p/api/v1/query?query=up'}", "costs.url: must be the API's base URL"),
+        Map.entry("costs: {url: 'http://u:hunter2@p'}", "costs.url: must not carry credentials"),
         Map.entry("costs: {url: 'http://p', querry: up}", "costs.querry: unknown key"),
         Map.entry("costs: {url: 'http://p', query: ''}", "costs.query: must not be empty"),
         Map.entry("costs: {url: 'http://p', refreshInterval: 5}", "costs.refreshInterval: must be a duration"),
