@@ -5,14 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.server.CostQueryResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -20,11 +19,13 @@ import java.util.function.Function;
 
 /**
  * Target costs and collector capacities for the simulator: read from what a user's Prometheus
- * already knows, or generated (heavy-tailed costs, mixed capacities).
+ * already knows, or generated (heavy-tailed costs, mixed capacities). A query response is parsed,
+ * matched with targets and given its median fallback by the allocation server's {@link
+ * CostQueryResponse}, so the simulator and the server's live cost feed read costs the same way.
  */
 public final class CostInputs {
   /** The labels a cost sample is matched on when the user names none. */
-  public static final List<String> DEFAULT_MATCH = List.of("job", "instance");
+  public static final List<String> DEFAULT_MATCH = CostQueryResponse.DEFAULT_MATCH;
 
   private CostInputs() {}
 
@@ -53,49 +54,17 @@ public final class CostInputs {
     } catch (IOException e) {
       throw new InputException(name + "cannot read: " + SimulationInputs.describe(e));
     }
-    if (root != null && root.has("status") && !"success".equals(root.path("status").asText())) {
-      throw new InputException(name + "the query failed (status \""
-          + root.path("status").asText() + "\"" + detail(root, "errorType") + detail(root, "error")
-          + ")");
+    CostQueryResponse.Parsed parsed;
+    try {
+      parsed = CostQueryResponse.parse(root, match);
+    } catch (IOException e) {
+      throw new InputException(name + e.getMessage());
     }
-    JsonNode result = root == null ? null : root.path("data").path("result");
-    if (result == null || !result.isArray()
-        || !"vector".equals(root.path("data").path("resultType").asText())) {
-      throw new InputException(name + "not a Prometheus instant-query response with a vector "
-          + "result (expected {\"data\":{\"resultType\":\"vector\",\"result\":[...]}}, as "
-          + "/api/v1/query returns for e.g. scrape_samples_scraped)");
+    // The server skips a bad sample and keeps its target's last cost; a file has no last cost.
+    if (!parsed.problems().isEmpty()) {
+      throw new InputException(name + parsed.problems().get(0));
     }
-    Map<List<String>, Long> costs = new HashMap<>();
-    for (int i = 0; i < result.size(); i++) {
-      JsonNode sample = result.get(i);
-      JsonNode metric = sample.path("metric");
-      List<String> key = new ArrayList<>(match.size());
-      for (String label : match) {
-        key.add(metric.path(label).asText(""));
-      }
-      JsonNode value = sample.path("value").path(1);
-      String where = name + "data.result[" + i + "] " + metric + ": ";
-      if (!value.isTextual()) {
-        throw new InputException(where + "no value (expected \"value\":[<time>,\"<number>\"])");
-      }
-      double v;
-      try {
-        v = Double.parseDouble(value.asText());
-      } catch (NumberFormatException e) {
-        v = Double.NaN;
-      }
-      if (!(v >= 0) || Double.isInfinite(v)) {
-        throw new InputException(where + "value \"" + value.asText() + "\" is not a finite number "
-            + ">= 0 (a cost; filter the query, e.g. scrape_samples_scraped >= 0)");
-      }
-      costs.merge(key, Math.round(v), Long::sum);
-    }
-    return costs;
-  }
-
-  private static String detail(JsonNode root, String field) {
-    JsonNode v = root.path(field);
-    return v.isTextual() ? ", " + field + " \"" + v.asText() + "\"" : "";
+    return parsed.costs();
   }
 
   /**
@@ -103,18 +72,7 @@ public final class CostInputs {
    * {@code job}, its job; for {@code instance} when it has no such label, its address.
    */
   static List<String> key(Target t, List<String> match) {
-    List<String> key = new ArrayList<>(match.size());
-    for (String label : match) {
-      String v = t.labels().get(label);
-      if (v == null && label.equals("job")) {
-        v = t.job();
-      }
-      if (v == null && label.equals("instance")) {
-        v = t.address();
-      }
-      key.add(v == null ? "" : v);
-    }
-    return key;
+    return CostQueryResponse.key(t, match);
   }
 
   /** A cluster's targets with costs attached, and how many matched. */
@@ -149,30 +107,9 @@ public final class CostInputs {
    */
   public static Costed attach(Cluster cluster, Map<List<String>, Long> costs,
       Function<Target, List<String>> keyOf) {
-    List<Long> found = new ArrayList<>();
-    long[] byTarget = new long[cluster.targets().size()];
-    int matched = 0;
-    for (int i = 0; i < byTarget.length; i++) {
-      List<String> key = keyOf.apply(cluster.targets().get(i));
-      // A target that lacks a label of the key is not identified by it: it matches nothing.
-      Long c = key.contains("") ? null : costs.get(key);
-      byTarget[i] = c == null ? -1 : c;
-      if (c != null) {
-        matched++;
-        found.add(c);
-      }
-    }
-    long median = 1;
-    if (!found.isEmpty()) {
-      long[] sorted = found.stream().mapToLong(Long::longValue).toArray();
-      Arrays.sort(sorted);
-      median = sorted[sorted.length / 2];
-    }
-    List<Target> out = new ArrayList<>(byTarget.length);
-    for (int i = 0; i < byTarget.length; i++) {
-      out.add(cluster.targets().get(i).withCost(byTarget[i] < 0 ? median : byTarget[i]));
-    }
-    return new Costed(cluster.with(cluster.collectors(), out), matched, median);
+    CostQueryResponse.Attached a = CostQueryResponse.attach(cluster.targets(), costs, keyOf);
+    return new Costed(cluster.with(cluster.collectors(), a.targets()), a.matched(),
+        a.fallbackCost());
   }
 
   /** The Pareto shape of generated costs: a few targets carry most of the cost. */

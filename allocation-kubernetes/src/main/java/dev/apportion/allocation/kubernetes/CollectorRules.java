@@ -56,6 +56,8 @@ final class CollectorRules {
 
   private final Duration notReadyGracePeriod;
   private final boolean readyFirst;
+  /** Whether a pod without the capacity annotation weighs its memory request. */
+  private final boolean capacityFromMemoryRequest;
   /** Pods seen not ready whose Ready condition carries no usable transition time: first seen at. */
   private final Map<String, Instant> notReadySince = new HashMap<>();
   /**
@@ -79,8 +81,19 @@ final class CollectorRules {
    * @param readyFirst whether a pod must have been Ready once before it is a collector
    */
   CollectorRules(Duration notReadyGracePeriod, boolean readyFirst) {
+    this(notReadyGracePeriod, readyFirst, false);
+  }
+
+  /**
+   * @param notReadyGracePeriod zero disables the readiness rules, Ready-first included
+   * @param readyFirst whether a pod must have been Ready once before it is a collector
+   * @param capacityFromMemoryRequest whether a pod without the capacity annotation weighs its
+   *     memory request ({@link PodCapacity})
+   */
+  CollectorRules(Duration notReadyGracePeriod, boolean readyFirst, boolean capacityFromMemoryRequest) {
     this.notReadyGracePeriod = notReadyGracePeriod;
     this.readyFirst = readyFirst;
+    this.capacityFromMemoryRequest = capacityFromMemoryRequest;
   }
 
   /**
@@ -135,7 +148,9 @@ final class CollectorRules {
           }
         }
       }
-      collectors.add(Collector.of(name, node));
+      Collector collector = Collector.of(name, node);
+      double capacity = PodCapacity.of(pod, capacityFromMemoryRequest);
+      collectors.add(capacity == 1.0 ? collector : collector.withCapacity(capacity));
     }
     if (!notReadySince.isEmpty()) {
       Set<String> present =

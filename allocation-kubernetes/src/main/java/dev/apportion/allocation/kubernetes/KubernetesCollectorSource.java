@@ -96,6 +96,16 @@ public final class KubernetesCollectorSource implements AutoCloseable {
   /** The default coalescing interval: one second. */
   public static final Duration DEFAULT_COALESCING_INTERVAL = Duration.ofSeconds(1);
 
+  /**
+   * The pod annotation that gives a collector its {@linkplain Collector#capacity() capacity}: a
+   * number &gt; 0 ({@code "2"}, {@code "0.5"}). A pod without it (or with a value that is not such
+   * a number) has capacity 1, or its memory request in GiB with {@link
+   * Builder#capacityFromMemoryRequest(boolean)}.
+   *
+   * @since 0.2.0
+   */
+  public static final String CAPACITY_ANNOTATION = "apportion.dev/capacity";
+
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesCollectorSource.class);
 
   /*
@@ -135,7 +145,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
         new CoalescingDelivery(
             namespace,
             b.consumers,
-            new CollectorRules(b.notReadyGracePeriod, b.readyFirst),
+            new CollectorRules(b.notReadyGracePeriod, b.readyFirst, b.capacityFromMemoryRequest),
             b.clock,
             b.coalescingInterval);
   }
@@ -307,6 +317,7 @@ public final class KubernetesCollectorSource implements AutoCloseable {
     private Duration watchCheckInterval = Duration.ofSeconds(1);
     private Clock clock = Clock.systemUTC();
     private boolean readyFirst = true;
+    private boolean capacityFromMemoryRequest;
     private final List<Consumer<? super List<Collector>>> consumers = new ArrayList<>();
 
     private Builder() {}
@@ -421,6 +432,20 @@ public final class KubernetesCollectorSource implements AutoCloseable {
      */
     public Builder readyFirst(boolean readyFirst) {
       this.readyFirst = readyFirst;
+      return this;
+    }
+
+    /**
+     * Whether a pod without the {@value KubernetesCollectorSource#CAPACITY_ANNOTATION} annotation gets its memory
+     * request as its capacity: the sum of its containers' {@code resources.requests.memory} in GiB
+     * (a pod requesting none: 1). Off by default: every pod without the annotation has capacity 1.
+     *
+     * @param fromMemoryRequest true to weigh pods by their memory request
+     * @return this builder
+     * @since 0.2.0
+     */
+    public Builder capacityFromMemoryRequest(boolean fromMemoryRequest) {
+      this.capacityFromMemoryRequest = fromMemoryRequest;
       return this;
     }
 

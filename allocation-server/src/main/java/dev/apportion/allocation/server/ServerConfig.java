@@ -43,7 +43,8 @@ record ServerConfig(
     List<SourceConfig> targets,
     CollectorsConfig collectors,
     Map<String, Map<String, Object>> scrapeConfigs,
-    WebConfig web) {
+    WebConfig web,
+    CostsConfig costs) {
 
   /** A config error: its message is the one line Main prints. */
   static final class ConfigException extends Exception {
@@ -130,14 +131,16 @@ record ServerConfig(
 
   /**
    * Pods by label selector; {@code nodeZones} also watches the Nodes for their zones ({@code
-   * KubernetesNodeZones}).
+   * KubernetesNodeZones}); {@code capacityFromMemoryRequest} weighs a pod without the capacity
+   * annotation by its memory request.
    */
   record KubernetesCollectors(
       String namespace,
       String labelSelector,
       Duration notReadyGracePeriod,
       boolean readyFirst,
-      boolean nodeZones)
+      boolean nodeZones,
+      boolean capacityFromMemoryRequest)
       implements CollectorsConfig {}
 
   /**
@@ -191,7 +194,7 @@ record ServerConfig(
 
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
-    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile");
+    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile", "costs");
     InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
     StrategyConfig strategy = strategy(top.get("strategy"));
@@ -230,8 +233,9 @@ record ServerConfig(
     }
     String webFile = text(top, "webConfigFile", null, "");
     WebConfig web = webFile == null ? null : WebConfig.read(baseDir.resolve(webFile));
+    CostsConfig costs = CostsConfig.parse(top.get("costs"), baseDir);
     return new ServerConfig(
-        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, web);
+        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, web, costs);
   }
 
   private static StrategyConfig strategy(JsonNode s) throws ConfigException {
@@ -549,13 +553,14 @@ record ServerConfig(
       }
       case "kubernetes" -> {
         ObjectNode k = object(c.get(kind), where);
-        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones");
+        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones", "capacityFromMemoryRequest");
         return new KubernetesCollectors(
             required(k, "namespace", where),
             required(k, "labelSelector", where),
             durationOrZero(text(k, "notReadyGracePeriod", "30s", where), where + ".notReadyGracePeriod"),
             bool(k, "readyFirst", true, where),
-            bool(k, "nodeZones", false, where));
+            bool(k, "nodeZones", false, where),
+            bool(k, "capacityFromMemoryRequest", false, where));
       }
       case "polls" -> {
         JsonNode p = c.get(kind);

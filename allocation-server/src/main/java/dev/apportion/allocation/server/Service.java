@@ -6,6 +6,7 @@ import dev.apportion.allocation.kubernetes.KubernetesCollectorSource;
 import dev.apportion.allocation.kubernetes.KubernetesNodeZones;
 import dev.apportion.allocation.metrics.AllocatorMetrics;
 import dev.apportion.allocation.server.ServerConfig.ConfigException;
+import dev.apportion.allocation.spi.AllocatorSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.Counter;
@@ -41,6 +42,9 @@ final class Service implements AutoCloseable {
   private final AllocationServer routes;
   private final KubernetesClient testClient;
   private final Reloader reloader;
+  /** Null without a {@code costs} block. */
+  private final CostFeed costs;
+  private final CostMetrics costMetrics;
   private final PollMembership polls;
   private final KubernetesClient kubernetesClient;
   private final KubernetesCollectorSource kubernetes;
@@ -82,6 +86,10 @@ final class Service implements AutoCloseable {
     TargetFeed.Builder fb = TargetFeed.builder(allocator)
             .interval(config.refreshInterval())
             .readTimeout(config.requestTimeout());
+    this.costs = costFeed(config);
+    if (costs != null) {
+      fb.costs(costs::attach);
+    }
     for (ServerConfig.SourceConfig s : config.targets()) {
       if (s instanceof ServerConfig.FileSd f) {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
@@ -96,6 +104,7 @@ final class Service implements AutoCloseable {
       }
     }
     this.feed = fb.build();
+    this.costMetrics = new CostMetrics(registry, allocator, costBand(config.strategy()), costs);
     List<TargetSource> sources = feed.sources();
     for (int i = 0; i < sources.size(); i++) {
       int index = i;
@@ -119,7 +128,7 @@ final class Service implements AutoCloseable {
     AllocationServer.Builder sb =
         AllocationServer.builder(allocator)
             .address(config.listen())
-            .metrics(registry::scrape)
+            .metrics(this::scrapeMetrics)
             .scrapeConfigs(config.scrapeConfigs())
             .requestCounter(this::countRequest);
     ServerConfig.CollectorsConfig c = config.collectors();
@@ -158,7 +167,8 @@ final class Service implements AutoCloseable {
                 .namespace(k.namespace())
                 .labelSelector(k.labelSelector())
                 .notReadyGracePeriod(k.notReadyGracePeriod())
-                .readyFirst(k.readyFirst());
+                .readyFirst(k.readyFirst())
+                .capacityFromMemoryRequest(k.capacityFromMemoryRequest());
       } catch (IllegalArgumentException e) {
         closeQuietly(kubernetesClient);
         throw new ConfigException("collectors.kubernetes: " + e.getMessage());
@@ -244,6 +254,31 @@ final class Service implements AutoCloseable {
     }
   }
 
+  /** The cost feed of the {@code costs} block, which re-applies the targets after each read. */
+  private CostFeed costFeed(ServerConfig config) throws ConfigException {
+    if (config.costs() == null) {
+      return null;
+    }
+    try {
+      return new CostFeed(config.costs(), config.requestTimeout(), () -> feed.reapply());
+    } catch (IOException e) {
+      throw new ConfigException("costs.tls_config: " + e.getMessage());
+    }
+  }
+
+  /** The cost band {@code consistent-hashing} keeps; null for the strategies that keep none. */
+  private static Double costBand(ServerConfig.StrategyConfig s) {
+    if (!Allocators.CONSISTENT_HASHING.equals(s.name())) {
+      return null;
+    }
+    return s.loadFactor() != null ? s.loadFactor() : AllocatorSpec.DEFAULT_COST_LOAD_FACTOR;
+  }
+
+  private String scrapeMetrics() {
+    costMetrics.update();
+    return registry.scrape();
+  }
+
   private void countRequest(String endpoint, int status) {
     requestCounters
         .computeIfAbsent(
@@ -282,6 +317,9 @@ final class Service implements AutoCloseable {
       polls.start();
     }
     feed.start();
+    if (costs != null) {
+      costs.start();
+    }
   }
 
   int port() {
@@ -294,6 +332,10 @@ final class Service implements AutoCloseable {
 
   TargetFeed feed() {
     return feed;
+  }
+
+  CostFeed costs() {
+    return costs;
   }
 
   PollMembership polls() {
@@ -314,6 +356,9 @@ final class Service implements AutoCloseable {
   private void closeParts() {
     List<AutoCloseable> parts = new ArrayList<>();
     parts.add(feed);
+    if (costs != null) {
+      parts.add(costs);
+    }
     if (polls != null) {
       parts.add(polls);
     }

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +51,8 @@ public final class TargetFeed implements AutoCloseable {
   private final Allocator allocator;
   private final List<TargetSource> sources;
   private final Duration interval;
+  /** Attaches costs to the combined targets before each {@code setTargets}; null for none. */
+  private final UnaryOperator<List<Target>> costs;
   /** Serializes refreshes; held across the sources' I/O. */
   private final Object refreshLock = new Object();
   /** Guards the timer only, so that close() never waits for a refresh. */
@@ -90,6 +93,7 @@ public final class TargetFeed implements AutoCloseable {
     this.allocator = b.allocator;
     this.sources = List.copyOf(b.sources);
     this.interval = b.interval;
+    this.costs = b.costs;
     this.lastGood = new ArrayList<>();
     for (int i = 0; i < sources.size(); i++) {
       lastGood.add(null);
@@ -202,36 +206,55 @@ public final class TargetFeed implements AutoCloseable {
         }
         up.set(i, failing[i] ? 0 : 1);
       }
-      List<Target> all = new ArrayList<>();
-      for (List<Target> l : lastGood) {
-        if (l == null) {
-          return;
-        }
-        all.addAll(l);
-      }
-      try {
-        allocator.setTargets(all);
-      } catch (RuntimeException | Error e) {
-        if (!setFailing) {
-          setFailing = true;
-          setFailureEpisodes.incrementAndGet();
-          LOG.warn(
-              "setting the {} targets failed; retrying at every refresh, logged again only after"
-                  + " it recovers",
-              all.size(),
-              e);
-        }
-        throw e;
-      }
-      if (setFailing) {
-        setFailing = false;
-        LOG.info("setting the targets works again: {} targets", all.size());
-      }
-      if (!ready) {
-        LOG.info("targets read from {} sources: {} targets", sources.size(), all.size());
-      }
-      ready = true;
+      setAll();
     }
+  }
+
+  /**
+   * Gives the allocator the sources' last good targets again, with the costs as they are now,
+   * without reading the sources: what a cost feed calls after each read. Does nothing until every
+   * source has been read once. Blocks on the allocator's writers, never on I/O.
+   */
+  public void reapply() {
+    synchronized (refreshLock) {
+      setAll();
+    }
+  }
+
+  @GuardedBy("refreshLock")
+  private void setAll() {
+    List<Target> all = new ArrayList<>();
+    for (List<Target> l : lastGood) {
+      if (l == null) {
+        return;
+      }
+      all.addAll(l);
+    }
+    if (costs != null) {
+      all = costs.apply(all);
+    }
+    try {
+      allocator.setTargets(all);
+    } catch (RuntimeException | Error e) {
+      if (!setFailing) {
+        setFailing = true;
+        setFailureEpisodes.incrementAndGet();
+        LOG.warn(
+            "setting the {} targets failed; retrying at every refresh, logged again only after"
+                + " it recovers",
+            all.size(),
+            e);
+      }
+      throw e;
+    }
+    if (setFailing) {
+      setFailing = false;
+      LOG.info("setting the targets works again: {} targets", all.size());
+    }
+    if (!ready) {
+      LOG.info("targets read from {} sources: {} targets", sources.size(), all.size());
+    }
+    ready = true;
   }
 
   /**
@@ -350,6 +373,7 @@ public final class TargetFeed implements AutoCloseable {
     private final List<TargetSource> sources = new ArrayList<>();
     private Duration interval = Duration.ofSeconds(30);
     private Duration readTimeout = Duration.ofSeconds(30);
+    private UnaryOperator<List<Target>> costs;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -363,6 +387,18 @@ public final class TargetFeed implements AutoCloseable {
      */
     public Builder source(TargetSource source) {
       sources.add(Objects.requireNonNull(source, "source"));
+      return this;
+    }
+
+    /**
+     * Attaches costs to the combined targets before every {@code setTargets} (a cost feed's
+     * {@code attach}). Default none: every target keeps the cost its source gave it.
+     *
+     * @param costs returns the targets, in the same order, with their costs; must not block on I/O
+     * @return this builder
+     */
+    public Builder costs(UnaryOperator<List<Target>> costs) {
+      this.costs = Objects.requireNonNull(costs, "costs");
       return this;
     }
 

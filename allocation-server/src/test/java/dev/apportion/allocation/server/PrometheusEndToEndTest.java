@@ -337,7 +337,7 @@ class PrometheusEndToEndTest {
     }
   }
 
-  // ---- helpers ----
+  // ---- helpers (CostEndToEndTest uses them too) ----
 
   private Set<String> addressesKeys() {
     Set<String> out = new HashSet<>();
@@ -348,7 +348,7 @@ class PrometheusEndToEndTest {
   }
 
   /** The snapshot's targets of {@code collector}, as "job address". */
-  private static Set<String> expected(Allocation snapshot, String collector) {
+  static Set<String> expected(Allocation snapshot, String collector) {
     Set<String> out = new TreeSet<>();
     for (String job : snapshot.jobsFor(collector)) {
       for (Target t : snapshot.targetsFor(collector, job)) {
@@ -359,7 +359,7 @@ class PrometheusEndToEndTest {
   }
 
   /** Whether every Prometheus scrapes exactly what the snapshot gives its name (and is up). */
-  private static boolean matches(Service service, List<Prom> proms, boolean requireUp) {
+  static boolean matches(Service service, List<Prom> proms, boolean requireUp) {
     Allocation snapshot = service.allocator().snapshot();
     if (snapshot.targets().isEmpty() || !snapshot.unassigned().isEmpty()) {
       return false;
@@ -376,7 +376,7 @@ class PrometheusEndToEndTest {
     return true;
   }
 
-  private static String describe(Service service, List<Prom> proms) {
+  static String describe(Service service, List<Prom> proms) {
     Allocation snapshot = service.allocator().snapshot();
     Map<String, Object> out = new TreeMap<>();
     for (Prom p : proms) {
@@ -387,7 +387,7 @@ class PrometheusEndToEndTest {
     return out.toString();
   }
 
-  private static void await(Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> message) {
+  static void await(Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> message) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -397,7 +397,7 @@ class PrometheusEndToEndTest {
     }
   }
 
-  private static void sleep(long millis) {
+  static void sleep(long millis) {
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
@@ -406,7 +406,7 @@ class PrometheusEndToEndTest {
     }
   }
 
-  private static String prometheusBinary() {
+  static String prometheusBinary() {
     for (String d : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
       Path p = Path.of(d.isEmpty() ? "." : d, "prometheus");
       if (Files.isExecutable(p)) {
@@ -443,8 +443,26 @@ class PrometheusEndToEndTest {
       this.log = log;
     }
 
+    /** Over HTTP, listening on a free port. */
+    static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh)
+        throws IOException {
+      return start(binary, dir, name, servicePort, sdRefresh, null, freePort());
+    }
+
     /** With {@code tls} not null, over HTTPS with the certificates in that folder. */
     static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh, Path tls)
+        throws IOException {
+      return start(binary, dir, name, servicePort, sdRefresh, tls, freePort());
+    }
+
+    /** Over HTTP, listening on {@code port} (known before it starts, or the same after a restart). */
+    static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh, int port)
+        throws IOException {
+      return start(binary, dir, name, servicePort, sdRefresh, null, port);
+    }
+
+    private static Prom start(
+        String binary, Path dir, String name, int servicePort, Duration sdRefresh, Path tls, int port)
         throws IOException {
       Path home = Files.createDirectories(dir.resolve(name));
       Path config = home.resolve("prometheus.yml");
@@ -466,7 +484,6 @@ class PrometheusEndToEndTest {
                   : "        tls_config: {ca_file: '%s', cert_file: '%s', key_file: '%s'}\n"
                       .formatted(
                           tls.resolve("server.crt"), tls.resolve("prometheus.crt"), tls.resolve("prometheus.key"))));
-      int port = freePort();
       Path log = home.resolve("prometheus.log");
       Process p =
           new ProcessBuilder(

@@ -126,7 +126,7 @@ class ServerConfigTest {
               kubernetes: {namespace: monitoring, labelSelector: 'app=agent', notReadyGracePeriod: 10s}
             """);
     assertEquals(
-        new ServerConfig.KubernetesCollectors("monitoring", "app=agent", Duration.ofSeconds(10), true, false),
+        new ServerConfig.KubernetesCollectors("monitoring", "app=agent", Duration.ofSeconds(10), true, false, false),
         c.collectors());
     ServerConfig k =
         parse(
@@ -136,7 +136,7 @@ class ServerConfigTest {
               kubernetes: {namespace: m, labelSelector: 'app=agent', readyFirst: false, nodeZones: true}
             """);
     assertEquals(
-        new ServerConfig.KubernetesCollectors("m", "app=agent", Duration.ofSeconds(30), false, true),
+        new ServerConfig.KubernetesCollectors("m", "app=agent", Duration.ofSeconds(30), false, true, false),
         k.collectors());
   }
 
