@@ -64,7 +64,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * <p>Allocation: JMH's {@code -prof gc} divides an iteration's allocation by its operations, the
  * untimed copy of the input included (about 1.5 KB per target); {@link OpCounters}' {@code
  * allocBytesPerTarget} is the operation's own. Default JVM flags (G1, default heap); young
- * collections that fall inside an operation are part of its time.
+ * collections that fall inside an operation are part of its time; a forced GC precedes each
+ * operation, untimed, as in {@code ../shared/anchors}, so that the input just built is not what
+ * the operation's first young collection has to copy.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -142,6 +144,10 @@ public class RefreshTimeEndToEnd {
   public void next(OpCounters counters) {
     // The churn alternates between the churned and the base set: each operation replaces 1%.
     input = PodLabels.fresh(alternate && operation++ % 2 == 0 ? churned : base);
+    // As in ../shared/anchors: a forced GC before the timed call, so that the young collection
+    // that would copy the 150 MB of input just built (a cost of decoding it, not of the refresh)
+    // does not land in the first allocation the refresh makes.
+    System.gc();
     this.counters = counters;
     counters.begin();
   }

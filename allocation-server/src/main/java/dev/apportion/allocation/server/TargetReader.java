@@ -10,7 +10,6 @@ import dev.apportion.allocation.TargetInterner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -98,7 +97,7 @@ final class TargetReader {
       if (t != JsonToken.START_ARRAY) {
         throw new IOException(where + ": expected a list of target groups");
       }
-      Map<String, String> labels = new HashMap<>();
+      Map<String, String> labels = new LabelBuffer();
       List<String> addresses = new ArrayList<>();
       for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
         String at = where + ": group " + i;
@@ -247,7 +246,7 @@ final class TargetReader {
       TargetInterner interner,
       List<Target> out)
       throws IOException {
-    Map<String, String> labels = new HashMap<>();
+    Map<String, String> labels = new LabelBuffer();
     JsonToken t;
     for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
       String at = where + ": data.activeTargets[" + i + "]";
