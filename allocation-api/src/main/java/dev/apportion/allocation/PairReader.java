@@ -1,35 +1,33 @@
 package dev.apportion.allocation;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
 
 /**
  * Reads a label map in one {@code forEach} pass (no iterator, no entry objects): copies its names
  * and values, interleaved, into {@link #kv}, notes whether any pair is invalid (a null name or
- * value, an empty name), and, when asked, sums an order-independent hash of the pairs for {@link
- * TargetInterner}. Reused by one thread; allocates only to grow.
+ * value, an empty name), and, when asked, sums two independent order-independent hashes of the
+ * pairs for {@link TargetInterner}. Reused by one thread; allocates only to grow.
  */
 final class PairReader implements BiConsumer<String, String> {
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  /** Longer values are copied into a buffer of their own, not kept. */
+  /** Longer strings are copied into a buffer of their own, not kept. */
   private static final int MAX_BUFFER = 1 << 12;
 
-  private byte[] buffer = new byte[64];
+  private char[] chars = new char[64];
   String[] kv = new String[32];
   int pairs;
   boolean invalid;
-  /** Whether {@link #sum} is computed. */
+  /** Whether {@link #sum} and {@link #check} are computed. */
   boolean hashing;
   /** The sum of {@link TargetInterner#mix} of each pair's name hash code and value hash. */
   long sum;
+  /** The sum of {@link TargetInterner#mix2} of the same, independent of {@link #sum}. */
+  long check;
 
   void start(int expected) {
     pairs = 0;
     sum = 0;
+    check = 0;
     invalid = false;
     if (expected << 1 > kv.length) {
       kv = new String[Math.max(expected, 16) << 1];
@@ -50,41 +48,44 @@ final class PairReader implements BiConsumer<String, String> {
     kv[p + 1] = value;
     pairs++;
     if (hashing) {
-      // A HashMap has cached its names' hash codes; the values are hashed here, in bulk.
-      sum += TargetInterner.mix(name.hashCode() * 0x9E3779B97F4A7C15L ^ valueHash(value));
+      // A HashMap has cached its names' hash codes (the interner compares the names themselves);
+      // the values are hashed here, in bulk, exactly: every char counts.
+      long v = charsHash(value);
+      long n = name.hashCode();
+      sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);
+      check += TargetInterner.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
     }
   }
 
   /**
-   * A 64-bit hash of {@code v}'s characters, each taken modulo 256: copied in bulk into a buffer
-   * (for a string of Latin-1 characters, the JDK's compact representation, one array copy) and
-   * mixed eight bytes at a time, where {@code String.hashCode()} takes one character at a time.
-   * Characters above 255 are truncated, so such strings collide more often; that costs a
-   * comparison, never a wrong answer: {@link TargetInterner} confirms every match exactly.
+   * A 64-bit hash of {@code s}'s characters: copied in bulk into a buffer (for a string of Latin-1
+   * characters, the JDK's compact form, one vectorized inflation) and mixed four characters at a
+   * time, where {@code String.hashCode()} takes one at a time into 32 bits. Each step is a
+   * bijection of the state for a given input word, so two strings of one length that differ in a
+   * single word never collide; others collide with probability about 2<sup>-64</sup>.
    */
-  // deprecation: getBytes(int, int, byte[], int) is deprecated for dropping each char's high
-  // byte, which is exactly what is wanted here (a bulk copy, no encoding).
-  @SuppressWarnings("deprecation")
-  long valueHash(String v) {
-    int n = v.length();
-    byte[] b = buffer;
-    if (n > b.length) {
-      b = new byte[Math.max(n, b.length << 1)];
+  long charsHash(String s) {
+    int n = s.length();
+    char[] c = chars;
+    if (n > c.length) {
+      c = new char[Math.max(n, c.length << 1)];
       if (n <= MAX_BUFFER) {
-        buffer = b;
+        chars = c;
       }
     }
-    v.getBytes(0, n, b, 0);
-    long h = n * 0xC2B2AE3D27D4EB4FL;
+    s.getChars(0, n, c, 0);
+    long h = (n + 1) * 0xC2B2AE3D27D4EB4FL;
     int i = 0;
-    for (; i + 8 <= n; i += 8) {
-      h = (h ^ (long) LONGS.get(b, i)) * 0xBF58476D1CE4E5B9L;
+    for (; i + 4 <= n; i += 4) {
+      long w = c[i] | (long) c[i + 1] << 16 | (long) c[i + 2] << 32 | (long) c[i + 3] << 48;
+      h = (h ^ w) * 0xBF58476D1CE4E5B9L;
       h ^= h >>> 31;
     }
     long tail = 0;
     for (; i < n; i++) {
-      tail = (tail << 8) | (b[i] & 0xFF);
+      tail = (tail << 16) | c[i];
     }
-    return (h ^ tail) * 0x94D049BB133111EBL;
+    h = (h ^ tail) * 0x94D049BB133111EBL;
+    return h ^ (h >>> 29);
   }
 }

@@ -25,27 +25,38 @@ import java.util.Map;
  * most of them are the same as last time. {@link Target#of} must sort, encode and hash them to a
  * new object each time; an allocator given a new but equal target must then compare it with the
  * one it holds. An unchanged label set here costs one pass over the map (a hash of each value,
- * the names' hashes a {@code HashMap} has already cached) and one comparison with the target it
- * matches, allocates nothing, and returns the held instance, which an allocator recognises by
- * identity at once. A label set that changed, or is new, builds a new target exactly as {@link
+ * the names' hashes a {@code HashMap} has already cached, and a comparison of its names with a
+ * shared array), allocates nothing, and returns the held instance, which an allocator recognises
+ * by identity at once. A label set that changed, or is new, builds a new target exactly as {@link
  * Target#of} would: same identity, same {@link Target#hash()}, same labels.
  *
  * <h2>Design</h2>
  * An open-addressing table (linear probing) maps an order-independent 64-bit hash of job,
  * address and labels (the sum of a mixed hash per label, so neither the map's order nor a sort
- * matters) to the target. A hit is confirmed exactly: every name and value compared with the
- * target's, in the order this label set's map iterated last time (remembered per target and
- * shared between targets whose maps iterate alike), so a confirmed hit is always an equal label
- * set, never a hash collision. Targets carry a refresh number; {@link #endRefresh()} removes
- * those not interned since the previous one (backward-shift deletion: no tombstones). New
- * targets share their label names with earlier targets (one {@code String} instance per distinct
- * name) and repeated values through a small direct-mapped cache, so 100,000 pods do not keep
- * 1.3 million copies of {@code "__meta_kubernetes_pod_ready"} and {@code "true"}.
+ * matters) to the target, and keeps beside it a second, independent 64-bit hash of the same (the
+ * check) and the target's label names in the order its map gave them (one shared array for all
+ * the targets whose maps iterate alike). A hit needs the key and the check to match and the
+ * names to be equal, compared string by string against that shared, cached array; the values
+ * are compared through their hashes, which take every {@code char} of every value (eight bytes
+ * of state per four characters, each step a bijection), so a hit never reads the held target
+ * itself: a refresh reads the maps it is given and the interner's own arrays, not the targets a
+ * previous refresh left scattered over the heap. Two label sets with equal names and different
+ * values are taken for one only if both 64-bit sums collide, with probability about
+ * 2<sup>-64</sup> per pair of label sets that share job, address and names: the same guarantee
+ * an allocator relies on when it compares {@link Target#hash()} and {@link Target#labelsHash()}
+ * to tell an unchanged target. A map that iterates its names in another order than last time is
+ * compared string by string with the held target. Targets carry a refresh number; {@link
+ * #endRefresh()} removes those not interned since the previous one (backward-shift deletion: no
+ * tombstones). New targets share their label names with earlier targets (one {@code String}
+ * instance per distinct name) and repeated values through a small direct-mapped cache, so
+ * 100,000 pods do not keep 1.3 million copies of {@code "__meta_kubernetes_pod_ready"} and
+ * {@code "true"}.
  *
  * <p><b>Not thread-safe</b>: one discovery loop uses it at a time (the targets it returns are
  * immutable and may be shared freely). {@link #intern} never blocks; it allocates only when it
- * builds a new target or grows its table. Memory: the table holds 40 to 80 bytes per target
- * beside the targets themselves, which it keeps until the refresh that no longer has them ends.
+ * builds a new target or grows its table. Memory: the table holds 56 to 112 bytes per target (a
+ * reference and three longs per slot, at most half the slots used) beside the targets
+ * themselves, which it keeps until the refresh that no longer has them ends.
  *
  * @since 0.3.0
  */
@@ -53,32 +64,32 @@ public final class TargetInterner {
   private static final int MIN_CAPACITY = 64;
   /** Slots of the direct-mapped value cache. */
   private static final int VALUE_SLOTS = 1 << 12;
-  /** Distinct orders kept at most. */
-  private static final int MAX_ORDERS = 1 << 10;
-  /** Order arrays store pair indices as bytes. */
-  private static final int MAX_ORDERED_PAIRS = 255;
+  /** Distinct name sequences kept at most; past it, a hit compares the held target's names. */
+  private static final int MAX_NAME_SETS = 1 << 10;
+  /** Longs per slot in {@link #slots}. */
+  private static final int STRIDE = 3;
 
   /** The table: a slot is empty when its target is null. */
   private Target[] targets = new Target[MIN_CAPACITY];
   /**
-   * Per slot {@code i}, two longs side by side, so that one cache line answers a probe: {@code
-   * [2i]} the key, {@code [2i + 1]} the refresh that last interned it (high 32 bits) and the index
-   * in {@link #orderList} of the order its map iterated in (low 32 bits; -1 for none).
+   * Per slot {@code i}, three longs side by side, so that one cache line answers a probe: {@code
+   * [3i]} the key, {@code [3i + 1]} the check (a second, independent 64-bit hash of the same
+   * label set), {@code [3i + 2]} the refresh that last interned it (high 32 bits) and the index in
+   * {@link #nameSets} of its names in the order its map gave them (low 32 bits; -1 for none).
    */
-  private long[] slots = new long[MIN_CAPACITY << 1];
-  /**
-   * The distinct orders seen: for the i-th entry of a map, the label pair it is compared with.
-   * Maps built alike iterate alike, so there are few; past {@link #MAX_ORDERS}, new targets get
-   * none and are compared by search.
-   */
-  private final java.util.ArrayList<byte[]> orderList = new java.util.ArrayList<>();
+  private long[] slots = new long[MIN_CAPACITY * STRIDE];
   private int size;
   private int refresh = 1;
 
-  /** The map's entries as read by the hashing pass: names and values interleaved. */
+  /** Reads a map: its pairs, and the sums behind the key and the check. */
   private final PairReader reader = new PairReader();
-  /** The index of the last order used, tried first for the next new target. */
-  private int lastOrder = -1;
+  /**
+   * The distinct sequences of names seen, each in the order its maps iterate: maps built alike
+   * iterate alike, so there are few, and they stay in the cache.
+   */
+  private final java.util.ArrayList<String[]> nameSets = new java.util.ArrayList<>();
+  /** The index of the last name set used, tried first for the next new target. */
+  private int lastNames = -1;
   private final String[] values = new String[VALUE_SLOTS];
 
   /** An empty interner. */
@@ -111,23 +122,32 @@ public final class TargetInterner {
       return Target.of(job, address, labels); // throws, or handles what the map's iteration did
     }
     int pairs = r.pairs;
-    long key = mix(r.sum + mix(((long) job.hashCode() << 32) ^ (address.hashCode() & 0xFFFFFFFFL))
-        + pairs);
+    long jobHash = r.charsHash(job);
+    long addressHash = r.charsHash(address);
+    long key = mix(r.sum + mix(jobHash * 0x9E3779B97F4A7C15L ^ addressHash) + pairs);
+    long check = mix2(r.check + mix2(addressHash * 0xC2B2AE3D27D4EB4FL + jobHash) + pairs);
     int mask = targets.length - 1;
+    long[] sl = slots;
     for (int i = (int) key & mask; ; i = (i + 1) & mask) {
       Target t = targets[i];
       if (t == null) {
         break;
       }
-      long[] sl = slots;
-      long info = sl[(i << 1) + 1];
-      if (sl[i << 1] == key && matches(t, order((int) info), job, address, r.kv, pairs)) {
-        sl[(i << 1) + 1] = ((long) refresh << 32) | (info & 0xFFFFFFFFL);
-        return t;
+      int at = i * STRIDE;
+      if (sl[at] == key && sl[at + 1] == check) {
+        long info = sl[at + 2];
+        int names = (int) info;
+        // The names in the order last seen (shared, cached arrays); a map that iterates in
+        // another order is compared string by string.
+        if ((names >= 0 && sameNames(nameSets.get(names), r.kv, pairs))
+            || matches(t, job, address, r.kv, pairs)) {
+          sl[at + 2] = ((long) refresh << 32) | (info & 0xFFFFFFFFL);
+          return t;
+        }
       }
     }
     Target t = build(job, address, r.kv, pairs);
-    insert(t, key, orderOf(t, r.kv, pairs));
+    insert(t, key, check, nameSetOf(r.kv, pairs));
     return t;
   }
 
@@ -150,7 +170,7 @@ public final class TargetInterner {
       start++;
     }
     for (int n = 0, i = (start + 1) & mask; n < ts.length; n++, i = (i + 1) & mask) {
-      while (ts[i] != null && (int) (slots[(i << 1) + 1] >>> 32) != current) {
+      while (ts[i] != null && (int) (slots[i * STRIDE + 2] >>> 32) != current) {
         delete(i);
         removed++;
       }
@@ -172,24 +192,34 @@ public final class TargetInterner {
 
   // ---- lookup -----------------------------------------------------------------------------------
 
-  /** Whether {@code t} is the target of job, address and the {@code pairs} pairs of {@code kv}. */
-  private static boolean matches(Target t, byte[] order, String job, String address, String[] in,
-      int pairs) {
+  /** Whether the names of the {@code pairs} pairs of {@code in} are {@code names}, in order. */
+  // ReferenceEquality: the same instance (a decoder's canonical name) needs no comparison.
+  @SuppressWarnings("ReferenceEquality")
+  private static boolean sameNames(String[] names, String[] in, int pairs) {
+    if (names.length != pairs) {
+      return false;
+    }
+    for (int i = 0; i < pairs; i++) {
+      String name = in[i << 1];
+      if (name != names[i] && !name.equals(names[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether {@code t} is the target of job, address and the {@code pairs} pairs of {@code kv},
+   * compared string by string: for a target whose name sequence is not kept.
+   */
+  private static boolean matches(Target t, String job, String address, String[] in, int pairs) {
     String[] kv = t.kv;
     if (kv.length != pairs << 1 || !t.address().equals(address) || !t.job().equals(job)) {
       return false;
     }
     for (int i = 0; i < pairs; i++) {
-      String name = in[i << 1];
-      int j = order != null && i < order.length ? (order[i] & 0xFF) << 1 : kv.length;
-      if (j >= kv.length || !name.equals(kv[j])) {
-        int p = LabelMap.indexOf(kv, 0, pairs, name);
-        if (p < 0) {
-          return false;
-        }
-        j = p << 1;
-      }
-      if (!in[(i << 1) + 1].equals(kv[j + 1])) {
+      int p = LabelMap.indexOf(kv, 0, pairs, in[i << 1]);
+      if (p < 0 || !in[(i << 1) + 1].equals(kv[(p << 1) + 1])) {
         return false;
       }
     }
@@ -197,44 +227,30 @@ public final class TargetInterner {
     return true;
   }
 
-  /** The order numbered {@code index}, or null for -1. */
-  private byte[] order(int index) {
-    return index < 0 ? null : orderList.get(index);
-  }
-
   /**
-   * The index in {@link #orderList} of where each entry of the map, in the order it was read,
-   * sits in {@code t}'s labels: the last order's when it is the same (maps built alike iterate
-   * alike); -1 when none is kept.
+   * The index in {@link #nameSets} of the names of {@code in} in its order, added if new; -1
+   * when no more are kept.
    */
-  private int orderOf(Target t, String[] in, int pairs) {
-    if (pairs > MAX_ORDERED_PAIRS) {
-      return -1;
+  private int nameSetOf(String[] in, int pairs) {
+    if (lastNames >= 0 && sameNames(nameSets.get(lastNames), in, pairs)) {
+      return lastNames;
     }
-    byte[] built = new byte[pairs];
-    String[] kv = t.kv;
-    for (int i = 0; i < pairs; i++) {
-      int p = LabelMap.indexOf(kv, 0, pairs, in[i << 1]);
-      if (p < 0) {
-        return -1; // a map whose entries repeat a name: compare by search
-      }
-      built[i] = (byte) p;
-    }
-    if (lastOrder >= 0 && Arrays.equals(orderList.get(lastOrder), built)) {
-      return lastOrder;
-    }
-    for (int k = orderList.size() - 1; k >= 0 && k >= orderList.size() - 8; k--) {
-      if (Arrays.equals(orderList.get(k), built)) {
-        lastOrder = k;
+    for (int k = nameSets.size() - 1; k >= 0 && k >= nameSets.size() - 8; k--) {
+      if (sameNames(nameSets.get(k), in, pairs)) {
+        lastNames = k;
         return k;
       }
     }
-    if (orderList.size() >= MAX_ORDERS) {
+    if (nameSets.size() >= MAX_NAME_SETS) {
       return -1;
     }
-    orderList.add(built);
-    lastOrder = orderList.size() - 1;
-    return lastOrder;
+    String[] names = new String[pairs];
+    for (int i = 0; i < pairs; i++) {
+      names[i] = in[i << 1];
+    }
+    nameSets.add(names);
+    lastNames = nameSets.size() - 1;
+    return lastNames;
   }
 
   // ---- building ---------------------------------------------------------------------------------
@@ -264,7 +280,7 @@ public final class TargetInterner {
 
   // ---- table ------------------------------------------------------------------------------------
 
-  private void insert(Target t, long key, int order) {
+  private void insert(Target t, long key, long check, int names) {
     if ((size + 1) << 1 > targets.length) {
       grow();
     }
@@ -274,8 +290,9 @@ public final class TargetInterner {
       i = (i + 1) & mask;
     }
     targets[i] = t;
-    slots[i << 1] = key;
-    slots[(i << 1) + 1] = ((long) refresh << 32) | (order & 0xFFFFFFFFL);
+    slots[i * STRIDE] = key;
+    slots[i * STRIDE + 1] = check;
+    slots[i * STRIDE + 2] = ((long) refresh << 32) | (names & 0xFFFFFFFFL);
     size++;
   }
 
@@ -284,17 +301,16 @@ public final class TargetInterner {
     long[] oldSlots = slots;
     int capacity = oldTargets.length << 1;
     targets = new Target[capacity];
-    slots = new long[capacity << 1];
+    slots = new long[capacity * STRIDE];
     int mask = capacity - 1;
     for (int j = 0; j < oldTargets.length; j++) {
       if (oldTargets[j] != null) {
-        int i = (int) oldSlots[j << 1] & mask;
+        int i = (int) oldSlots[j * STRIDE] & mask;
         while (targets[i] != null) {
           i = (i + 1) & mask;
         }
         targets[i] = oldTargets[j];
-        slots[i << 1] = oldSlots[j << 1];
-        slots[(i << 1) + 1] = oldSlots[(j << 1) + 1];
+        System.arraycopy(oldSlots, j * STRIDE, slots, i * STRIDE, STRIDE);
       }
     }
   }
@@ -309,12 +325,11 @@ public final class TargetInterner {
       if (t == null) {
         break;
       }
-      int home = (int) slots[i << 1] & mask;
+      int home = (int) slots[i * STRIDE] & mask;
       // The entry at i may move to the hole when its home is not in (hole, i] cyclically.
       if (((i - home) & mask) >= ((i - hole) & mask)) {
         targets[hole] = t;
-        slots[hole << 1] = slots[i << 1];
-        slots[(hole << 1) + 1] = slots[(i << 1) + 1];
+        System.arraycopy(slots, i * STRIDE, slots, hole * STRIDE, STRIDE);
         hole = i;
       }
     }
@@ -328,6 +343,13 @@ public final class TargetInterner {
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);
+  }
+
+  /** Another 64-bit finalizer (Stafford's variant 4), independent of {@link #mix}. */
+  static long mix2(long z) {
+    z = (z ^ (z >>> 33)) * 0x62A9D9ED799705F5L;
+    z = (z ^ (z >>> 28)) * 0xCB24D0A5C88C35B3L;
+    return z ^ (z >>> 32);
   }
 
   private static int mixInt(int h) {

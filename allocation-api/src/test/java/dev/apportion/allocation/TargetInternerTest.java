@@ -90,6 +90,30 @@ class TargetInternerTest {
     assertEquals("10.9.9.9:80", otherAddress.address());
   }
 
+  /**
+   * Label sets that the cheap hashes of a decoder would confuse are told apart: names whose
+   * {@code String.hashCode()} is equal ("Aa", "BB"), values that differ only in a char's high byte
+   * (U+0141 against 'A', 0x41), values of a longer length with the same prefix.
+   */
+  @Test
+  void confusableLabelSetsAreToldApart() {
+    TargetInterner interner = new TargetInterner();
+    assertEquals("Aa".hashCode(), "BB".hashCode());
+    Target aa = interner.intern("j", "x:1", Map.of("Aa", "v"));
+    Target bb = interner.intern("j", "x:1", Map.of("BB", "v"));
+    assertNotSame(aa, bb);
+    assertEquals("v", bb.labels().get("BB"));
+    Target polish = interner.intern("j", "x:1", Map.of("n", "\u0141"));
+    Target latin = interner.intern("j", "x:1", Map.of("n", "A"));
+    assertNotSame(polish, latin);
+    assertEquals("A", latin.labels().get("n"));
+    Target longer = interner.intern("j", "x:1", Map.of("n", "AAAA\u0000"));
+    Target shorter = interner.intern("j", "x:1", Map.of("n", "AAAA"));
+    assertNotSame(longer, shorter);
+    assertSame(polish, interner.intern("j", "x:1", Map.of("n", "\u0141")));
+    assertEquals(6, interner.size());
+  }
+
   @Test
   void endRefreshForgetsWhatTheRefreshDidNotHave() {
     TargetInterner interner = new TargetInterner();
