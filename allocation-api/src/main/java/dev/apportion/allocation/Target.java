@@ -228,12 +228,15 @@ public final class Target {
     }
     Scratch s = Scratch.start();
     PairReader r = s.reader();
-    r.start(labels.size());
-    labels.forEach(r);
-    Target t = r.invalid ? new Target(job, address, copy(labels)) : ofPairs(job, address, r.kv,
-        r.pairs, s);
-    s.release(r);
-    return t;
+    try {
+      r.start(labels.size());
+      labels.forEach(r);
+      return r.invalid ? new Target(job, address, copy(labels)) : ofPairs(job, address, r.kv,
+          r.pairs, s);
+    } finally {
+      // Also when the map's forEach throws: the thread keeps its reader.
+      s.release(r);
+    }
   }
 
   /**
@@ -730,7 +733,7 @@ public final class Target {
       if (r.kv.length > RETAINED_MAX) {
         r.kv = new String[32];
       }
-      java.util.Arrays.fill(r.kv, 0, r.pairs << 1, null);
+      Arrays.fill(r.kv, 0, r.pairs << 1, null);
       reader = r;
     }
 

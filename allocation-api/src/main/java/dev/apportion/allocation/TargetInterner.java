@@ -1,6 +1,5 @@
 package dev.apportion.allocation;
 
-import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -106,7 +105,8 @@ public final class TargetInterner {
    * @param address the address scraped; not null, not blank
    * @param labels the target's labels; not null, no null names or values, no empty name
    * @return the target, equal to {@code Target.of(job, address, labels)} and carrying the same
-   *     labels (its {@linkplain Target#cost() cost} is the default)
+   *     labels (its {@linkplain Target#cost() cost} is the default), except with probability about
+   *     2<sup>-64</sup> (see the class documentation)
    * @throws NullPointerException if an argument, a label name or a label value is null
    * @throws IllegalArgumentException as {@link Target#of(String, String, Map)} does
    */
