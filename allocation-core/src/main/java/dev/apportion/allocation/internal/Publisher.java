@@ -304,7 +304,10 @@ final class Publisher {
   }
 
   /**
-   * The old list without the delta's removals, with its additions, all in order. Built through a
+   * The old list without the delta's removals, with its additions, all in order. Each removal
+   * and addition finds its place by a binary search from the previous one's; the runs of the old
+   * list between them are copied as references, never read, so a list of {@code m} targets with
+   * {@code d} changes costs about {@code d log m} reads of targets, not {@code m}. Built through a
    * builder of the exact size, which Guava then wraps instead of copying.
    */
   private static ImmutableList<Target> merge(ImmutableList<Target> old, Delta d) {
@@ -317,23 +320,56 @@ final class Publisher {
         ImmutableList.builderWithExpectedSize(Math.max(0, old.size() - removeCount) + addCount);
     int a = 0;
     int r = 0;
-    for (Target t : old) {
-      while (r < removeCount && TargetOrder.compare(removes[r], t) < 0) {
+    int o = 0;
+    int size = old.size();
+    while (a < addCount || r < removeCount) {
+      // The next change in order: a removal before an addition of the same target (a relabel
+      // removes the old instance and adds the new one).
+      boolean removal = r < removeCount
+          && (a == addCount || TargetOrder.compare(removes[r], adds[a]) <= 0);
+      Target t = removal ? removes[r] : adds[a];
+      int at = search(old, t, o, size);
+      int stop = at >= 0 ? at : -at - 1;
+      if (stop > o) {
+        next.addAll(old.subList(o, stop));
+      }
+      o = stop;
+      if (removal) {
+        if (at < 0) {
+          throw new IllegalStateException("a removal names a target the list does not hold");
+        }
+        o++;
         r++;
+      } else {
+        next.add(t);
+        a++;
       }
-      if (r < removeCount && TargetOrder.compare(removes[r], t) == 0) {
-        r++;
-        continue;
-      }
-      while (a < addCount && TargetOrder.compare(adds[a], t) < 0) {
-        next.add(adds[a++]);
-      }
-      next.add(t);
     }
-    while (a < addCount) {
-      next.add(adds[a++]);
+    if (o < size) {
+      next.addAll(old.subList(o, size));
     }
     return next.build();
+  }
+
+  /**
+   * The index of {@code t} in {@code list[from .. to)}, or {@code -(insertion point) - 1}, by
+   * {@link TargetOrder}.
+   */
+  private static int search(List<Target> list, Target t, int from, int to) {
+    int lo = from;
+    int hi = to - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      int c = TargetOrder.compare(list.get(mid), t);
+      if (c < 0) {
+        lo = mid + 1;
+      } else if (c > 0) {
+        hi = mid - 1;
+      } else {
+        return mid;
+      }
+    }
+    return -lo - 1;
   }
 
   private static ImmutableSortedSet<Target> unassigned(Slots slots) {

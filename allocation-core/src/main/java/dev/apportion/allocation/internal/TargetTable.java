@@ -31,7 +31,15 @@ final class TargetTable implements Iterable<Target> {
     }
 
     int find(Target t) {
-      int lo = 0;
+      return search(t, 0);
+    }
+
+    /**
+     * The index of {@code t} at or after {@code from}, or {@code -(insertion point) - 1} when
+     * it is not there (as {@link java.util.Arrays#binarySearch}).
+     */
+    int search(Target t, int from) {
+      int lo = from;
       int hi = targets.length - 1;
       while (lo <= hi) {
         int mid = (lo + hi) >>> 1;
@@ -44,7 +52,7 @@ final class TargetTable implements Iterable<Target> {
           return mid;
         }
       }
-      return -1;
+      return -lo - 1;
     }
   }
 
@@ -99,6 +107,7 @@ final class TargetTable implements Iterable<Target> {
     }
     Shard[] next = shards.clone();
     int newSize = size;
+    int[] where = new int[count];
     int i = 0;
     while (i < count) {
       int shard = shardOf(targets[i]);
@@ -107,15 +116,22 @@ final class TargetTable implements Iterable<Target> {
         j++;
       }
       Shard old = shards[shard];
-      // Each changed target is in the shard (its binary search is short) or not: count first,
-      // so the shard's two arrays are allocated once at their size.
+      // Each changed target's place in the shard, by binary search from the previous one's (the
+      // changes are in order): the untouched targets are copied in bulk and never read, so a
+      // change costs a few reads of the shard's targets, not one per target in it.
       int length = old.targets.length;
+      int from = 0;
       for (int c = i; c < j; c++) {
-        boolean existed = old.find(targets[c]) >= 0;
+        int at = old.search(targets[c], from);
+        boolean existed = at >= 0;
+        where[c] = at;
+        from = existed ? at + 1 : -at - 1;
         if (owners[c] == REMOVE) {
           length -= existed ? 1 : 0;
+          newSize -= existed ? 1 : 0;
         } else {
           length += existed ? 0 : 1;
+          newSize += existed ? 0 : 1;
         }
       }
       Target[] outT = new Target[length];
@@ -123,31 +139,21 @@ final class TargetTable implements Iterable<Target> {
       int w = 0;
       int o = 0;
       for (int c = i; c < j; c++) {
-        Target t = targets[c];
-        while (o < old.targets.length && TargetOrder.compare(old.targets[o], t) < 0) {
-          outT[w] = old.targets[o];
-          outO[w++] = old.owners[o++];
+        int at = where[c];
+        boolean existed = at >= 0;
+        int stop = existed ? at : -at - 1;
+        System.arraycopy(old.targets, o, outT, w, stop - o);
+        System.arraycopy(old.owners, o, outO, w, stop - o);
+        w += stop - o;
+        o = existed ? stop + 1 : stop;
+        if (owners[c] != REMOVE) {
+          outT[w] = targets[c];
+          outO[w++] = owners[c];
         }
-        boolean existed = o < old.targets.length && old.targets[o].equals(t);
-        if (existed) {
-          o++;
-        }
-        if (owners[c] == REMOVE) {
-          if (existed) {
-            newSize--;
-          }
-          continue;
-        }
-        if (!existed) {
-          newSize++;
-        }
-        outT[w] = t;
-        outO[w++] = owners[c];
       }
-      while (o < old.targets.length) {
-        outT[w] = old.targets[o];
-        outO[w++] = old.owners[o++];
-      }
+      System.arraycopy(old.targets, o, outT, w, old.targets.length - o);
+      System.arraycopy(old.owners, o, outO, w, old.owners.length - o);
+      w += old.targets.length - o;
       if (w != length) {
         throw new IllegalStateException("shard size " + w + ", counted " + length);
       }
