@@ -76,6 +76,18 @@ interface Assignment {
   int slotAt(int i);
 
   /**
+   * The identity hash of the {@code i}-th target of this view: {@code hash(slotAt(i))}, which a
+   * view may keep in a dense array in view order, so that a pass over the view reads it
+   * sequentially instead of once per slot.
+   *
+   * @param i from 0 to {@code size() - 1}
+   * @return its hash
+   */
+  default long hashAt(int i) {
+    return hash(slotAt(i));
+  }
+
+  /**
    * How many targets {@code member} holds outside this view: load its placer does not see, but
    * a skew limit counts ({@link PartitionedPlacer}). In {@code per-node}'s fallback view, the
    * member's node-local targets; 0 in the engine's view, which holds every target.

@@ -337,7 +337,7 @@ final class Engine implements Allocator {
         for (Member m : removed) {
           departed[m.id()] = true;
         }
-        slots.orphansOf(departed, orphans);
+        orphansOf(removed, departed, before);
       }
       Members previous = members;
       members = after;
@@ -351,6 +351,47 @@ final class Engine implements Allocator {
     orphans.reset();
     publish(Cause.SET_COLLECTORS, before, start, changed);
     return removed;
+  }
+
+  /**
+   * Unassigns the departed members' targets into {@link #orphans}, in order. The last snapshot
+   * lists exactly what each member holds (it is published after every write), so their slots are
+   * found by one table probe each, at the cost of the orphans; should a listed target not be
+   * found where the snapshot says, every slot is walked instead.
+   */
+  @GuardedBy("lock")
+  private void orphansOf(List<Member> removed, boolean[] departed, Snapshot before) {
+    int count = 0;
+    for (Member m : removed) {
+      JobLists e = before.entry(m.name());
+      count += e == null ? 0 : e.count;
+    }
+    int[] held = new int[count];
+    int n = 0;
+    boolean found = true;
+    for (Member m : removed) {
+      JobLists e = before.entry(m.name());
+      if (e == null) {
+        continue;
+      }
+      for (String job : e.jobs()) {
+        for (Target t : e.targets(job)) {
+          int s = slots.slotOfInstance(t);
+          found &= s >= 0;
+          if (s >= 0 && n < count) {
+            held[n++] = s;
+          }
+        }
+      }
+    }
+    // The snapshot's count must also match what the members hold, or some were not listed.
+    for (Member m : removed) {
+      found &= before.entry(m.name()) == null ? m.load() == 0
+          : before.entry(m.name()).count == m.load();
+    }
+    if (!found || !slots.orphansAmong(held, n, departed, orphans)) {
+      slots.orphansOf(departed, orphans);
+    }
   }
 
   @GuardedBy("lock")

@@ -78,6 +78,12 @@ final class Slots implements Assignment {
   private Member[] membersById = new Member[16];
 
   private final IntList order = new IntList();
+  /**
+   * The hash of each slot of {@link #order}, in the same order: a pass over the order (a
+   * placement, the merge of new slots into it) reads hashes sequentially, not one slot at a time
+   * from {@link #hashes}.
+   */
+  private long[] orderHashes = new long[16];
 
   private int epoch = 1;
   private boolean foundSame;
@@ -123,6 +129,11 @@ final class Slots implements Assignment {
   @Override
   public int slotAt(int i) {
     return order.get(i);
+  }
+
+  @Override
+  public long hashAt(int i) {
+    return orderHashes[i];
   }
 
   @Override
@@ -445,6 +456,7 @@ final class Slots implements Assignment {
     // In place, so a small change allocates nothing: drop the unseen slots while compacting the
     // order forward, then merge the added ones in from the back.
     int[] o = order.array();
+    long[] oh = orderHashes;
     int[] gone = unseen.array();
     int goneCount = unseen.size();
     int g = 0;
@@ -462,6 +474,7 @@ final class Slots implements Assignment {
         removed.add(s);
         continue;
       }
+      oh[w] = oh[i];
       o[w++] = s;
     }
     if (g != goneCount) {
@@ -475,16 +488,72 @@ final class Slots implements Assignment {
       order.ensureCapacity(withHeadroom(total));
     }
     o = order.array();
+    if (oh.length < o.length) {
+      orderHashes = Arrays.copyOf(oh, o.length);
+      oh = orderHashes;
+    }
+    // Merged from the back, comparing the dense hashes of the order with the new slots' (the
+    // tie-break reads targets only for equal hashes).
     int r = w - 1;
     for (int x = total - 1; a > 0; x--) {
-      if (r >= 0 && SlotOrder.compare(ad[a - 1], o[r], hashes, targets) < 0) {
+      int add = ad[a - 1];
+      long h = hashes[add];
+      int c = r < 0 ? 1 : Long.compareUnsigned(h, oh[r]);
+      if (c < 0 || (c == 0 && SlotOrder.compare(add, o[r], hashes, targets) < 0)) {
+        oh[x] = oh[r];
         o[x] = o[r--];
       } else {
-        o[x] = ad[--a];
+        oh[x] = h;
+        o[x] = add;
+        a--;
       }
     }
     order.setSize(total);
     unseen.reset();
+  }
+
+  /**
+   * The slot holding this very instance, or -1: one table probe run, no string comparison.
+   *
+   * @param t a target instance, as the last snapshot holds it
+   * @return its slot, or -1 when no slot holds that instance
+   */
+  @SuppressWarnings("ReferenceEquality") // the instance, on purpose: not an equal target
+  int slotOfInstance(Target t) {
+    long key = t.hash() & keyMask;
+    for (int cell = table.find(key); cell >= 0; cell = table.findNext(key, cell)) {
+      int s = table.slotAt(cell);
+      if (targets[s] == t) {
+        return s;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Unassigns the given slots, which the departed members held, and adds them to {@code out} in
+   * order: the cost of the orphans alone, where {@link #orphansOf} walks every slot.
+   *
+   * @param held the slots, in any order; sorted in place
+   * @param n how many
+   * @param departedById which member ids departed
+   * @param out where the slots go, in {@link TargetOrder}
+   * @return false, having changed nothing, when some slot is not held by a departed member (the
+   *     caller then walks every slot)
+   */
+  boolean orphansAmong(int[] held, int n, boolean[] departedById, IntList out) {
+    for (int i = 0; i < n; i++) {
+      int owner = owners[held[i]];
+      if (owner < 0 || owner >= departedById.length || !departedById[owner]) {
+        return false;
+      }
+    }
+    sorter.sort(held, n, hashes, targets);
+    for (int i = 0; i < n; i++) {
+      place(held[i], null);
+      out.add(held[i]);
+    }
+    return true;
   }
 
   /** Unassigns every target of the given (departed) members; returns their slots, in order. */
