@@ -30,26 +30,23 @@ final class JobLists {
   private final ImmutableList<Target>[] lists;
   private final Set<String> jobSet;
 
-  private JobLists(Collector collector, String[] jobs, ImmutableList<Target>[] lists) {
+  private JobLists(Collector collector, String[] jobs, ImmutableList<Target>[] lists,
+      int count) {
     this.collector = collector;
     this.jobs = jobs;
     this.lists = lists;
-    int c = 0;
-    for (List<Target> l : lists) {
-      c += l.size();
-    }
-    this.count = c;
+    this.count = count;
     this.jobSet = new JobSet(jobs);
   }
 
   /** A collector with no target. */
   static JobLists empty(Collector collector) {
-    return new JobLists(collector, NO_JOBS, NO_LISTS);
+    return new JobLists(collector, NO_JOBS, NO_LISTS, 0);
   }
 
   /** The same lists for a collector value with another node. */
   JobLists withCollector(Collector c) {
-    return new JobLists(c, jobs, lists);
+    return new JobLists(c, jobs, lists, count);
   }
 
   /** The targets of {@code job}, in identity-hash order; empty when none. */
@@ -84,6 +81,8 @@ final class JobLists {
         (ImmutableList<Target>[]) new ImmutableList<?>[outJobs.length];
     int w = 0;
     int o = 0;
+    // The count follows the changed lists alone: the untouched ones are not read.
+    int total = count;
     for (int c = 0; c < n; c++) {
       String job = changedJobs[c];
       while (o < jobs.length && jobs[o].compareTo(job) < 0) {
@@ -91,8 +90,10 @@ final class JobLists {
         outLists[w++] = lists[o++];
       }
       if (o < jobs.length && jobs[o].equals(job)) {
+        total -= lists[o].size();
         o++;
       }
+      total += changedLists[c].size();
       if (!changedLists[c].isEmpty()) {
         outJobs[w] = job;
         outLists[w++] = changedLists[c];
@@ -105,7 +106,7 @@ final class JobLists {
     if (w != length) {
       throw new IllegalStateException("jobs " + w + ", counted " + length);
     }
-    return new JobLists(collector, outJobs, outLists);
+    return new JobLists(collector, outJobs, outLists, total);
   }
 
   /** An unmodifiable set over a sorted array; contains() is a binary search. */
