@@ -141,12 +141,14 @@ final class ConsistentHashingPlacer implements Placer {
   private boolean[] oversizeHeld = new boolean[0];
   private long[] oversizeLoad = new long[0];
 
-  // By slot: the cost the last placement used (the cost churn rule), and for which target.
-  private long[] placedCost = new long[0];
+  /**
+   * By slot, two words side by side (one cache line for both): {@code placed[2 * slot]} the
+   * identity hash of the target the last placement placed there, {@code placed[2 * slot + 1]}
+   * the cost it used (the cost churn rule) plus one, or 0 when the slot's cost is not known.
+   */
+  private long[] placed = new long[0];
   /** Whether every cost the last {@link #placedCosts} read was 1. */
   private boolean unitCosts = true;
-  private long[] placedHash = new long[0];
-  private boolean[] placedKnown = new boolean[0];
 
   // Scratch by position in the view's identity-hash order.
   private int[] chosen = new int[0];
@@ -189,10 +191,13 @@ final class ConsistentHashingPlacer implements Placer {
 
   private void forget(IntList slots) {
     for (int i = 0; i < slots.size(); i++) {
-      int slot = slots.get(i);
-      if (slot < placedKnown.length) {
-        placedKnown[slot] = false;
-      }
+      forget(slots.get(i));
+    }
+  }
+
+  private void forget(int slot) {
+    if (2 * slot + 1 < placed.length) {
+      placed[2 * slot + 1] = 0;
     }
   }
 
@@ -250,10 +255,7 @@ final class ConsistentHashingPlacer implements Placer {
   /** Forgets the costs of the last placement and places with the current ones. */
   private void refresh(Members members, Assignment assignment) {
     for (int i = 0; i < assignment.size(); i++) {
-      int slot = assignment.slotAt(i);
-      if (slot < placedKnown.length) {
-        placedKnown[slot] = false;
-      }
+      forget(assignment.slotAt(i));
     }
     stale = false;
     place(members, assignment);
@@ -336,9 +338,9 @@ final class ConsistentHashingPlacer implements Placer {
         continue;
       }
       int id = owner.id();
-      boolean known = slot < placedKnown.length && placedKnown[slot]
-          && placedHash[slot] == assignment.hash(slot);
-      long then = known ? placedCost[slot] : c;
+      boolean known = 2 * slot + 1 < placed.length && placed[2 * slot + 1] != 0
+          && placed[2 * slot] == assignment.hash(slot);
+      long then = known ? placed[2 * slot + 1] - 1 : c;
       if (c <= limit) {
         current[id] += c;
       } else if (then <= largestCapThen) {
@@ -635,10 +637,16 @@ final class ConsistentHashingPlacer implements Placer {
     // Keep the tokens of members still here under the same id, name and capacity; make the
     // others'.
     // Compacted in place, in order (the write index never passes the read index).
+    // Which ids keep their tokens, decided once per id, not once per token.
+    boolean[] keep = new boolean[ringIds.length];
+    for (int id = 0; id < keep.length; id++) {
+      keep[id] = onRing(id);
+    }
     int k = 0;
     for (int i = 0; i < tokenCount; i++) {
       long t = tokens[i];
-      if (onRing((int) (t & ID_MASK))) {
+      int id = (int) (t & ID_MASK);
+      if (id < keep.length && keep[id]) {
         tokens[k++] = t;
       }
     }
@@ -730,8 +738,10 @@ final class ConsistentHashingPlacer implements Placer {
   }
 
   /**
-   * Fills {@link #placedCost} for the view: a slot keeps the cost it was last placed with while
-   * it holds the same target; a new target brings its current cost.
+   * Fills {@code cost[0 .. n)} with the cost each target of the view is placed with: a slot
+   * keeps the cost it was last placed with while it holds the same target; a new target brings
+   * its current cost. One pass in view order, reading the hashes in order and one cache line of
+   * {@link #placed} per slot.
    *
    * @return the view's total placed cost
    */
@@ -740,26 +750,27 @@ final class ConsistentHashingPlacer implements Placer {
     for (int i = 0; i < n; i++) {
       maxSlot = Math.max(maxSlot, assignment.slotAt(i));
     }
-    if (placedCost.length <= maxSlot) {
-      // The engine's slots have headroom for a few percent of new targets: so do these arrays,
-      // or the first small change after a full placement would copy all three.
-      int size = Math.max(Slots.withHeadroom(maxSlot + 1), placedCost.length * 2);
-      placedCost = Arrays.copyOf(placedCost, size);
-      placedHash = Arrays.copyOf(placedHash, size);
-      placedKnown = Arrays.copyOf(placedKnown, size);
+    if (placed.length <= 2 * maxSlot + 1) {
+      // The engine's slots have headroom for a few percent of new targets: so does this array,
+      // or the first small change after a full placement would copy it.
+      int size = Math.max(Slots.withHeadroom(maxSlot + 1), placed.length);
+      placed = Arrays.copyOf(placed, 2 * size);
     }
+    long[] p = placed;
     long total = 0;
     boolean unit = true;
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);
-      long h = assignment.hash(slot);
-      if (!placedKnown[slot] || placedHash[slot] != h) {
-        placedKnown[slot] = true;
-        placedHash[slot] = h;
-        placedCost[slot] = assignment.cost(slot);
+      long h = assignment.hashAt(i);
+      long c = p[2 * slot + 1] - 1;
+      if (c < 0 || p[2 * slot] != h) {
+        p[2 * slot] = h;
+        c = assignment.cost(slot);
+        p[2 * slot + 1] = c + 1;
       }
-      total += placedCost[slot];
-      unit &= placedCost[slot] == 1;
+      cost[i] = c;
+      total += c;
+      unit &= c == 1;
     }
     unitCosts = unit;
     return total;
@@ -867,6 +878,12 @@ final class ConsistentHashingPlacer implements Placer {
       return;
     }
     ring(members);
+    if (chosen.length < n) {
+      chosen = new int[n];
+      cost = new long[n];
+      distance = new long[n];
+      keys = new long[n];
+    }
     long total = placedCosts(assignment, n);
     boolean weighted = !unitCosts || !members.uniformCapacity();
     computeCaps(members, total, n, assignment, weighted);
@@ -876,15 +893,6 @@ final class ConsistentHashingPlacer implements Placer {
     long largestCap = 0;
     for (int i = 0; i < c; i++) {
       largestCap = Math.max(largestCap, caps[members.get(i).id()]);
-    }
-    if (chosen.length < n) {
-      chosen = new int[n];
-      cost = new long[n];
-      distance = new long[n];
-      keys = new long[n];
-    }
-    for (int i = 0; i < n; i++) {
-      cost[i] = placedCost[assignment.slotAt(i)];
     }
     pending.clear();
     // A target costlier than every cap goes first, where it fits best; no other target joins it
@@ -958,7 +966,7 @@ final class ConsistentHashingPlacer implements Placer {
       k = 0;
       for (int p = 0; p < pending.size(); p++) {
         int i = pending.get(p);
-        long probe = HashRings.mix(assignment.hash(assignment.slotAt(i)) + round * PROBE_GAMMA);
+        long probe = HashRings.mix(assignment.hashAt(i) + round * PROBE_GAMMA);
         int t = tokenIndex(probe);
         int id = (int) (tokens[t] & ID_MASK);
         if (room(id, cost[i])) {
@@ -978,7 +986,7 @@ final class ConsistentHashingPlacer implements Placer {
     Arrays.sort(pending.array(), 0, pending.size());
     for (int p = 0; p < pending.size(); p++) {
       int i = pending.get(p);
-      chosen[i] = clockwiseWithRoom(members, assignment.hash(assignment.slotAt(i)), cost[i]);
+      chosen[i] = clockwiseWithRoom(members, assignment.hashAt(i), cost[i]);
       take(chosen[i], cost[i]);
     }
     pending.clear();
@@ -1032,7 +1040,7 @@ final class ConsistentHashingPlacer implements Placer {
     }
     int t = 0;
     for (int i = 0; i < n; i++) {
-      long q = assignment.hash(assignment.slotAt(i)) & POSITION_MASK;
+      long q = assignment.hashAt(i) & POSITION_MASK;
       if (recordArcs) {
         // For the floor phase: each token's first target strictly past it.
         position[i] = q;
