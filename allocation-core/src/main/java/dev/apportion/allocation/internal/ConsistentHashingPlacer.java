@@ -88,6 +88,7 @@ final class ConsistentHashingPlacer implements Placer {
    *
    * @param loadFactor the bound of a count placement
    * @param costLoadFactor the bound of a weighted placement
+   * @param virtualNodes tokens per unit of capacity
    * @param twoSided whether a weighted placement's bound is two-sided (false for per-node's pool,
    *     whose collectors carry their nodes' targets beside it: a floor there would pull pool
    *     targets onto collectors already busy with their own node's)

@@ -2,6 +2,7 @@ package dev.apportion.allocation.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -55,9 +56,14 @@ class FloorPhaseTest {
   }
 
   private static Run matchOnly(long seed, int virtualNodes, int n, int c, long[] costs) {
+    return matchOnly(seed, virtualNodes, n, c, costs, 1.15);
+  }
+
+  private static Run matchOnly(long seed, int virtualNodes, int n, int c, long[] costs,
+      double costLoadFactor) {
     Members members = PlacerParts.members(c, 1, 2, 3);
     PlacerParts.View view = new PlacerParts.View(PlacerParts.hashes(n, seed), costs);
-    PlacerParts.Pipeline p = new PlacerParts.Pipeline(virtualNodes, 1.2, 1.15, true);
+    PlacerParts.Pipeline p = new PlacerParts.Pipeline(virtualNodes, 1.2, costLoadFactor, true);
     assertTrue(p.match(members, view));
     long[] load = new long[p.ring.idSpan()];
     for (Member m : members) {
@@ -108,6 +114,64 @@ class FloorPhaseTest {
     int before = belowFloor(r);
     r.p().floorPhase.fill(r.members(), n);
     assertTrue(belowFloor(r) <= before);
+    assertInvariants(r);
+  }
+
+  /**
+   * A narrow band (floors at 0.97 of the share): the collectors the needy pull from sit close to
+   * their own floor, so a pull that did not check the giver's floor would push it below.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3})
+  void inANarrowBandNoPullTakesAnotherBelowItsFloor(long seed) {
+    int n = 20_000;
+    long[] costs = new long[n];
+    Random random = new Random(seed);
+    for (int i = 0; i < n; i++) {
+      costs[i] = 1L + random.nextInt(8);
+    }
+    Run r = matchOnly(seed, 16, n, 12, costs, 1.03);
+    int before = belowFloor(r);
+    assertTrue(before > 0, "the test needs collectors below their floor");
+    r.p().floorPhase.fill(r.members(), n);
+    assertFalse(Arrays.equals(r.chosenBefore(), Arrays.copyOf(r.p().scratch.chosen, n)),
+        "the floor phase moved nothing");
+    assertTrue(belowFloor(r) < before);
+    assertInvariants(r);
+  }
+
+  /**
+   * One collector emptied onto another after the matching, in a narrow band (floors at 0.97 of
+   * the share): it must pull about its whole share back, mostly from collectors near their own
+   * floor, and gets there without taking any of them below theirs.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3})
+  void anEmptiedCollectorRefillsWithoutTakingOthersBelowTheirFloor(long seed) {
+    int n = 20_000;
+    long[] costs = new long[n];
+    Random random = new Random(seed);
+    for (int i = 0; i < n; i++) {
+      costs[i] = 1L + random.nextInt(8);
+    }
+    Run matched = matchOnly(seed, 16, n, 6, costs, 1.03);
+    PlacerParts.Pipeline p = matched.p();
+    int[] chosen = p.scratch.chosen;
+    for (int i = 0; i < n; i++) {
+      if (chosen[i] == 0) {
+        p.bounds.give(0, p.scratch.cost[i]);
+        p.bounds.take(1, p.scratch.cost[i]);
+        chosen[i] = 1;
+      }
+    }
+    assertEquals(0, p.bounds.load(0));
+    long[] load = new long[p.ring.idSpan()];
+    for (Member m : matched.members()) {
+      load[m.id()] = p.bounds.load(m.id());
+    }
+    Run r = new Run(p, matched.members(), matched.view(), load, Arrays.copyOf(chosen, n));
+    p.floorPhase.fill(r.members(), n);
+    assertEquals(0, belowFloor(r));
     assertInvariants(r);
   }
 
