@@ -1,0 +1,353 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.ring.HashRings;
+import java.util.Arrays;
+
+/**
+ * The matching rounds of {@link ConsistentHashingPlacer}: a deferred-acceptance matching (Gale
+ * and Shapley) of the view's targets to the ring's collectors, within their {@link LoadBounds},
+ * in rounds:
+ * <ol>
+ *   <li>a target costlier than every cap is set aside first and placed alone where it fits best
+ *       ({@link LoadBounds#fitsBest}); in a two-sided bound the others' bounds are then those of
+ *       the rest ({@link LoadBounds#withoutOversize}), until no target is left costlier than
+ *       every cap;
+ *   <li>every other target proposes to the collector owning its hash on the ring; a collector
+ *       offered more than its cap keeps the targets <em>closest to its tokens</em> (the shortest
+ *       clockwise distance from the target's hash to the token) and rejects the rest;
+ *   <li>each rejected target then proposes along its own probe sequence (fresh hashes of the
+ *       target, each looked up on the ring: the "random jumps" of Chen, Coleman and Shrivastava,
+ *       AAAI 2021, instead of the clockwise walk), and a collector with room left keeps the
+ *       closest of that round's proposals. An overflowing target never displaces one that was
+ *       accepted in an earlier round.
+ * </ol>
+ * After {@value #PROBE_ROUNDS} rounds the few still homeless take the first collector with room
+ * clockwise from their hash. Every tie is broken by the targets' identity-hash order, so two
+ * allocators given the same sets agree on every target.
+ *
+ * <p>Round 1 is one merge walk of the targets (already in identity-hash order) against the sorted
+ * tokens, and a radix sort of the proposals to over-full collectors; the probe rounds are short.
+ * The result is in {@link ViewScratch#chosen}; the scratch arrays are kept between calls, sized to
+ * the largest placement seen.
+ */
+final class BoundedMatching {
+  /** Probe rounds before the clockwise fallback. */
+  static final int PROBE_ROUNDS = 32;
+  /** Odd constant for the probe sequence (not the token sequence's). */
+  private static final long PROBE_GAMMA = 0xD1B54A32D192ED03L;
+
+  private final TokenRing ring;
+  private final LoadBounds bounds;
+  private final ViewScratch scratch;
+  private final LongSort longSort;
+
+  /** By position in the view: the sort keys of a round's proposals ({@link #key}). */
+  private long[] keys = new long[0];
+  /** The positions rejected in this round, and those without room in the next. */
+  private final IntList pending = new IntList();
+  private final IntList next = new IntList();
+  /** Per member id: the cost offered in round 1, and how many targets. */
+  private long[] offered = new long[0];
+  private int[] offeredCount = new int[0];
+  /** Per member id: the cost of the targets set aside on it, and whether it holds one. */
+  private long[] oversizeLoad = new long[0];
+  private boolean[] oversizeHeld = new boolean[0];
+
+  /** The last match's targets costlier than every cap, and its largest cap. */
+  private int oversize;
+  private long largestCap;
+
+  /**
+   * A matching over shared parts of the placer.
+   *
+   * @param ring the ring, updated to the members before each {@link #match}
+   * @param bounds the bounds, computed and with loads cleared before each {@link #match}
+   * @param scratch the placement, with every target's cost before each {@link #match}
+   * @param longSort the sorter for the proposals
+   */
+  BoundedMatching(TokenRing ring, LoadBounds bounds, ViewScratch scratch, LongSort longSort) {
+    this.ring = ring;
+    this.bounds = bounds;
+    this.scratch = scratch;
+    this.longSort = longSort;
+  }
+
+  /**
+   * Matches the view's targets to the members: fills {@link ViewScratch#chosen} (and, for the
+   * floor phase when {@code recordArcs}, {@link ViewScratch#position} and
+   * {@link ViewScratch#firstAfter}), and leaves each member's load and count in the bounds.
+   *
+   * @param members the members, not empty
+   * @param assignment the view, not empty
+   * @param total the view's total cost
+   * @param twoSidedBound whether the bound has floors (the caps then shrink when targets are set
+   *     aside)
+   * @param recordArcs whether to record the arcs for the floor phase
+   */
+  void match(Members members, Assignment assignment, long total, boolean twoSidedBound,
+      boolean recordArcs) {
+    int n = assignment.size();
+    long[] cost = scratch.cost;
+    long[] distance = scratch.distance;
+    int[] chosen = scratch.chosen;
+    if (keys.length < n) {
+      keys = new long[n];
+    }
+    pending.clear();
+    // A target costlier than every cap goes first, where it fits best; no other target joins it
+    // on a collector it fills.
+    oversize = setAside(members, n, total, twoSidedBound);
+    proposeToOwners(assignment, n, members, recordArcs);
+    int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(ring.idSpan() - 1));
+    int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
+    // Round 1: the owners offered more than their cap keep the closest.
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      if (distance[i] == -1) {
+        continue;
+      }
+      int id = chosen[i];
+      if (offered[id] > bounds.cap(id) || offeredCount[id] > bounds.countCap(id)) {
+        keys[k++] = key(id, distance[i], i, idBits, indexBits);
+      } else {
+        bounds.take(id, cost[i]);
+      }
+    }
+    accept(k, idBits, indexBits);
+    for (int round = 1; round <= PROBE_ROUNDS && !pending.isEmpty(); round++) {
+      k = 0;
+      for (int p = 0; p < pending.size(); p++) {
+        int i = pending.get(p);
+        long probe = HashRings.mix(assignment.hashAt(i) + round * PROBE_GAMMA);
+        int t = ring.tokenIndex(probe);
+        int id = ring.idAt(t);
+        if (bounds.room(id, cost[i])) {
+          keys[k++] = key(id, ring.positionAt(t) - (probe & TokenRing.POSITION_MASK), i, idBits,
+              indexBits);
+        } else {
+          next.add(i);
+        }
+      }
+      pending.clear();
+      accept(k, idBits, indexBits);
+      for (int p = 0; p < next.size(); p++) {
+        pending.add(next.get(p));
+      }
+      next.clear();
+    }
+    Arrays.sort(pending.array(), 0, pending.size());
+    for (int p = 0; p < pending.size(); p++) {
+      int i = pending.get(p);
+      chosen[i] = clockwiseWithRoom(members, assignment.hashAt(i), cost[i]);
+      bounds.take(chosen[i], cost[i]);
+    }
+    pending.clear();
+  }
+
+  /**
+   * Places every target costlier than every cap where it fits best, marks it with distance -1,
+   * and, in a two-sided bound, shrinks the others' bounds to the rest ({@link
+   * LoadBounds#withoutOversize}) until no target is left costlier than every cap. Sets
+   * {@link #largestCap()}.
+   *
+   * @return how many targets were set aside
+   */
+  private int setAside(Members members, int n, long total, boolean twoSidedBound) {
+    long[] cost = scratch.cost;
+    long[] distance = scratch.distance;
+    int[] chosen = scratch.chosen;
+    int c = members.size();
+    int count = 0;
+    if (oversizeLoad.length < ring.idSpan()) {
+      oversizeLoad = new long[ring.idSpan()];
+    }
+    Arrays.fill(oversizeLoad, 0);
+    for (int i = 0; i < n; i++) {
+      distance[i] = 0;
+    }
+    // Set aside until none is left: the others' bounds are then those of the rest, which can
+    // make another target costlier than every cap.
+    long limit = bounds.largestCap(members);
+    while (true) {
+      int found = 0;
+      for (int i = 0; i < n; i++) {
+        if (distance[i] != -1 && cost[i] > limit) {
+          chosen[i] = bounds.fitsBest(members, cost[i]);
+          bounds.take(chosen[i], cost[i]);
+          oversizeLoad[chosen[i]] += cost[i];
+          distance[i] = -1;
+          found++;
+        }
+      }
+      count += found;
+      if (found == 0 || !twoSidedBound) {
+        break;
+      }
+      if (oversizeHeld.length < ring.idSpan()) {
+        oversizeHeld = new boolean[ring.idSpan()];
+      }
+      long oversizeTotal = 0;
+      for (int i = 0; i < c; i++) {
+        int id = members.get(i).id();
+        oversizeHeld[id] = oversizeLoad[id] > 0;
+        oversizeTotal += oversizeLoad[id];
+      }
+      bounds.withoutOversize(members, total, n, oversizeTotal, count, oversizeHeld);
+      long nextLimit = bounds.largestCapOfOthers(members, oversizeHeld);
+      if (nextLimit >= limit) {
+        break;
+      }
+      limit = nextLimit;
+    }
+    largestCap = limit;
+    return count;
+  }
+
+  /**
+   * Round 1's proposals, by one merge walk: the view is in identity-hash order (unsigned), and so
+   * are the tokens. Sums the cost offered to each collector, with what it already holds. Skips
+   * the targets already placed (distance -1).
+   */
+  private void proposeToOwners(Assignment assignment, int n, Members members,
+      boolean recordArcs) {
+    long[] cost = scratch.cost;
+    long[] distance = scratch.distance;
+    int[] chosen = scratch.chosen;
+    if (offered.length < ring.idSpan()) {
+      offered = new long[ring.idSpan()];
+      offeredCount = new int[ring.idSpan()];
+    }
+    Arrays.fill(offered, 0);
+    Arrays.fill(offeredCount, 0);
+    int count = ring.size();
+    if (recordArcs) {
+      scratch.ensureArcs(n, count, ring.bufferLength());
+    }
+    long[] position = scratch.position;
+    int[] firstAfter = scratch.firstAfter;
+    int t = 0;
+    for (int i = 0; i < n; i++) {
+      long q = assignment.hashAt(i) & TokenRing.POSITION_MASK;
+      if (recordArcs) {
+        // For the floor phase: each token's first target strictly past it.
+        position[i] = q;
+        while (t < count && Long.compareUnsigned(ring.positionAt(t), q) < 0) {
+          firstAfter[t++] = i;
+        }
+      } else {
+        while (t < count && Long.compareUnsigned(ring.positionAt(t), q) < 0) {
+          t++;
+        }
+      }
+      if (distance[i] == -1) {
+        continue;
+      }
+      int owner = t == count ? 0 : t;
+      int id = ring.idAt(owner);
+      chosen[i] = id;
+      // Never -1: the distance is below 2^64 - 2^20 (positions have their low bits clear).
+      distance[i] = ring.positionAt(owner) - q;
+      offered[id] += cost[i];
+      offeredCount[id]++;
+    }
+    if (recordArcs) {
+      for (int u = t; u < count; u++) {
+        firstAfter[u] = 0;
+      }
+    }
+    // What a collector already holds (a target no cap can hold) counts as offered too.
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      offered[id] += bounds.load(id);
+      offeredCount[id] += bounds.count(id);
+    }
+  }
+
+  /**
+   * A sort key: collector id, then the top bits of the distance, then the position in the
+   * view (the deterministic tie-break), packed into a non-negative long.
+   *
+   * @param id the collector's id, below {@code 2^idBits}
+   * @param distance the clockwise distance from the target to the collector's token
+   * @param i the target's position in the view, below {@code 2^indexBits}
+   * @param idBits bits for the id
+   * @param indexBits bits for the position
+   * @return the key
+   */
+  static long key(int id, long distance, int i, int idBits, int indexBits) {
+    int distanceBits = 63 - idBits - indexBits;
+    return ((long) id << (63 - idBits)) | ((distance >>> (64 - distanceBits)) << indexBits) | i;
+  }
+
+  /**
+   * Sorts {@code keys[0 .. k)} and lets each collector keep, closest first, every proposal that
+   * still fits under its cap; the rejected go to {@link #pending}.
+   */
+  private void accept(int k, int idBits, int indexBits) {
+    long[] cost = scratch.cost;
+    int[] chosen = scratch.chosen;
+    longSort.sort(keys, k);
+    long indexMask = (1L << indexBits) - 1;
+    int blockedId = -1;
+    for (int j = 0; j < k; j++) {
+      int id = (int) (keys[j] >>> (63 - idBits));
+      int i = (int) (keys[j] & indexMask);
+      // Closest first, and the first that does not fit closes the collector for this round: a
+      // small change of its cap or of one target's cost then moves only the boundary, where
+      // skipping to smaller, farther proposals would re-pack the whole tail.
+      if (id == blockedId) {
+        pending.add(i);
+        continue;
+      }
+      if (bounds.room(id, cost[i])) {
+        bounds.take(id, cost[i]);
+        chosen[i] = id;
+      } else {
+        blockedId = id;
+        pending.add(i);
+      }
+    }
+  }
+
+  /**
+   * The first collector clockwise from {@code hash} with room for {@code targetCost}, or where it
+   * fits best when none has.
+   */
+  private int clockwiseWithRoom(Members members, long hash, long targetCost) {
+    boolean any = false;
+    for (int i = 0; i < members.size() && !any; i++) {
+      any = bounds.room(members.get(i).id(), targetCost);
+    }
+    if (!any) {
+      // Past every limit: no walk of the whole ring for each target left over.
+      return bounds.fitsBest(members, targetCost);
+    }
+    int start = ring.tokenIndex(hash);
+    for (int step = 0; step < ring.size(); step++) {
+      int id = ring.idAt((start + step) % ring.size());
+      if (bounds.room(id, targetCost)) {
+        return id;
+      }
+    }
+    return bounds.fitsBest(members, targetCost);
+  }
+
+  /**
+   * How many targets the last {@link #match} found costlier than every cap (set aside).
+   *
+   * @return the count
+   */
+  int oversize() {
+    return oversize;
+  }
+
+  /**
+   * The last {@link #match}'s largest cap, once the targets set aside were taken out: the limit
+   * above which a target was set aside.
+   *
+   * @return the cap
+   */
+  long largestCap() {
+    return largestCap;
+  }
+}

@@ -1,0 +1,261 @@
+package dev.apportion.allocation.internal;
+
+import dev.apportion.allocation.ring.HashRings;
+import java.util.Arrays;
+
+/**
+ * The ring of {@link ConsistentHashingPlacer}: each member's tokens, in one {@code long[]}, each
+ * token a ring position in the high bits and the member's id in the low {@value #ID_BITS} bits,
+ * ascending as unsigned numbers. A member has {@link #tokensFor tokensFor(capacity)} tokens, 8
+ * bytes each, at positions drawn from its name's hash, so every replica builds the same ring.
+ *
+ * <p>The ring is rebuilt incrementally when the members change: the tokens of members still there
+ * under the same id, name and capacity are kept in place, only the others' are made, sorted and
+ * merged in from the back ({@link #mergeFromTheBack}), so a rebuild allocates only the new
+ * members' tokens (and a larger buffer when the ring outgrows its own). Also the member for each
+ * id ({@link #member}) of the last {@link #update}.
+ */
+final class TokenRing {
+  /** Low bits of a token that hold the member's id. */
+  static final int ID_BITS = 20;
+  /** The id bits of a token. */
+  static final long ID_MASK = (1L << ID_BITS) - 1;
+  /** The position bits of a token (and of a target's hash, looked up on the ring). */
+  static final long POSITION_MASK = ~ID_MASK;
+  private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
+  private final int virtualNodes;
+  /** Shared with the placer's other parts: one scratch buffer for every sort. */
+  private final LongSort longSort;
+
+  /** Positions (high bits) | member id (low bits), ascending as unsigned numbers. */
+  private long[] tokens = new long[0];
+  /** How many of {@link #tokens} are the ring; the rest is room kept for the next rebuild. */
+  private int count;
+  /** The member each id's tokens were made for, and for which capacity. */
+  private Member[] ringIds = new Member[0];
+  private double[] ringCapacity = new double[0];
+  private Members ringFor;
+  /** By member id: the member of the last {@link #update}, or null. */
+  private Member[] byId = new Member[0];
+
+  /**
+   * An empty ring.
+   *
+   * @param virtualNodes tokens per unit of capacity (see {@link #tokensFor})
+   * @param longSort the sorter to sort new tokens with
+   */
+  TokenRing(int virtualNodes, LongSort longSort) {
+    this.virtualNodes = virtualNodes;
+    this.longSort = longSort;
+  }
+
+  /**
+   * How many tokens a member of {@code capacity} has: {@code virtualNodes * capacity}, rounded,
+   * within {@code [16, 65536]}.
+   *
+   * @param capacity the member's capacity
+   * @return the count
+   */
+  int tokensFor(double capacity) {
+    return (int) Math.max(16, Math.min(1 << 16, Math.round(virtualNodes * capacity)));
+  }
+
+  /**
+   * Makes this the ring of {@code members}, keeping the tokens of the members it already holds
+   * (same id, same {@link Member} object, same capacity). Does nothing when {@code members} is
+   * the set of the last call.
+   *
+   * @param members the members
+   * @throws IllegalStateException if a member's id does not fit in {@value #ID_BITS} bits
+   */
+  // Identity, on purpose: a Members is immutable, and a new one means the set changed.
+  @SuppressWarnings("ReferenceEquality")
+  void update(Members members) {
+    if (ringFor == members) {
+      return;
+    }
+    int maxId = 0;
+    for (int i = 0; i < members.size(); i++) {
+      maxId = Math.max(maxId, members.get(i).id());
+    }
+    if (maxId > ID_MASK) {
+      throw new IllegalStateException("member id " + maxId + " does not fit the ring");
+    }
+    byId = byId.length > maxId ? byId : new Member[maxId + 1];
+    Arrays.fill(byId, null);
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      byId[m.id()] = m;
+    }
+    // Keep the tokens of members still here under the same id, name and capacity; make the
+    // others'.
+    // Compacted in place, in order (the write index never passes the read index).
+    // Which ids keep their tokens, decided once per id, not once per token.
+    boolean[] keep = new boolean[ringIds.length];
+    for (int id = 0; id < keep.length; id++) {
+      keep[id] = onRing(id);
+    }
+    int k = 0;
+    for (int i = 0; i < count; i++) {
+      long t = tokens[i];
+      int id = (int) (t & ID_MASK);
+      if (id < keep.length && keep[id]) {
+        tokens[k++] = t;
+      }
+    }
+    int fresh = 0;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      fresh += onRing(m.id()) ? 0 : tokensFor(m.capacity());
+    }
+    // A ring built from nothing (a first placement) is written and sorted where it stays.
+    boolean inPlace = k == 0;
+    if (inPlace && tokens.length < fresh) {
+      tokens = new long[Slots.withHeadroom(fresh)];
+    }
+    long[] added = inPlace ? tokens : new long[fresh];
+    int a = 0;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (!onRing(m.id())) {
+        int n = tokensFor(m.capacity());
+        for (int j = 0; j < n; j++) {
+          long pos = HashRings.mix(m.hash() + (j + 1) * GOLDEN) & POSITION_MASK;
+          // Flipped sign bit: the signed sort orders them as unsigned numbers.
+          added[a++] = (pos | m.id()) ^ Long.MIN_VALUE;
+        }
+      }
+    }
+    longSort.sort(added, a);
+    for (int i = 0; i < a; i++) {
+      added[i] ^= Long.MIN_VALUE;
+    }
+    // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
+    // larger buffer when the ring outgrows its own).
+    if (!inPlace) {
+      if (tokens.length < k + a) {
+        // With headroom for a few more members, so that adding one does not copy the ring.
+        tokens = Arrays.copyOf(tokens, Slots.withHeadroom(k + a));
+      }
+      mergeFromTheBack(tokens, k, added, a);
+    }
+    count = k + a;
+    ringIds = new Member[byId.length];
+    ringCapacity = new double[byId.length];
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      ringIds[m.id()] = m;
+      ringCapacity[m.id()] = m.capacity();
+    }
+    ringFor = members;
+  }
+
+  /** Whether the ring's tokens for {@code id} belong to the member that has it now. */
+  @SuppressWarnings("ReferenceEquality") // the same Member object: same name, so same tokens
+  private boolean onRing(int id) {
+    return id < ringIds.length && ringIds[id] != null && ringIds[id] == byId[id]
+        && ringCapacity[id] == byId[id].capacity();
+  }
+
+  /**
+   * Merges the ascending (unsigned) {@code y[0 .. yn)} into the ascending {@code x[0 .. xn)},
+   * in place: {@code x} must hold {@code xn + yn}. Equal values keep {@code x}'s first.
+   *
+   * @param x the first run, with room for both
+   * @param xn the first run's length
+   * @param y the second run
+   * @param yn the second run's length
+   */
+  static void mergeFromTheBack(long[] x, int xn, long[] y, int yn) {
+    int i = xn - 1;
+    int j = yn - 1;
+    int w = xn + yn - 1;
+    while (j >= 0) {
+      if (i >= 0 && Long.compareUnsigned(x[i], y[j]) > 0) {
+        x[w--] = x[i--];
+      } else {
+        x[w--] = y[j--];
+      }
+    }
+  }
+
+  /**
+   * The index of the first token at or clockwise after {@code key}'s position (past the last
+   * token, the first).
+   *
+   * @param key a hash; its id bits are ignored
+   * @return a token index, from 0 to {@link #size()} - 1
+   */
+  int tokenIndex(long key) {
+    long q = key & POSITION_MASK;
+    int lo = 0;
+    int hi = count;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(tokens[mid] & POSITION_MASK, q) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == count ? 0 : lo;
+  }
+
+  /**
+   * How many tokens the ring has.
+   *
+   * @return the count
+   */
+  int size() {
+    return count;
+  }
+
+  /**
+   * The length of the token buffer: at least {@link #size()}, with room for a few more members.
+   *
+   * @return the length
+   */
+  int bufferLength() {
+    return tokens.length;
+  }
+
+  /**
+   * The member id of token {@code t}.
+   *
+   * @param t from 0 to {@link #size()} - 1
+   * @return the id
+   */
+  int idAt(int t) {
+    return (int) (tokens[t] & ID_MASK);
+  }
+
+  /**
+   * The ring position of token {@code t}: its high bits, the id bits clear.
+   *
+   * @param t from 0 to {@link #size()} - 1
+   * @return the position
+   */
+  long positionAt(int t) {
+    return tokens[t] & POSITION_MASK;
+  }
+
+  /**
+   * One more than the largest member id seen: the length the placer's arrays by member id need.
+   *
+   * @return the length
+   */
+  int idSpan() {
+    return byId.length;
+  }
+
+  /**
+   * The member of the last {@link #update} with {@code id}.
+   *
+   * @param id a member id below {@link #idSpan()}
+   * @return the member, or null
+   */
+  Member member(int id) {
+    return byId[id];
+  }
+}

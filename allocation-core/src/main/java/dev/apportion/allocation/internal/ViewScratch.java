@@ -1,0 +1,55 @@
+package dev.apportion.allocation.internal;
+
+/**
+ * {@link ConsistentHashingPlacer}'s placement in progress, by position in the view's
+ * identity-hash order ({@link Assignment#slotAt}): what {@link BoundedMatching} writes and
+ * {@link FloorPhase} then adjusts, before the placer writes it to the assignment. Plain arrays,
+ * read and written directly by those two in their loops; kept between calls, sized to the largest
+ * placement seen, so a placement allocates nothing once they are large enough.
+ */
+final class ViewScratch {
+  /** By position: the member id the target goes to. */
+  int[] chosen = new int[0];
+  /** By position: the cost the target is placed with. */
+  long[] cost = new long[0];
+  /**
+   * By position: the distance from the target's hash clockwise to the token that accepted it, or
+   * -1 for a target costlier than every cap, set aside and placed alone (never moved again).
+   */
+  long[] distance = new long[0];
+  /** By position: the target's ring position (recorded for the floor phase only). */
+  long[] position = new long[0];
+  /** By token: the position of its first target strictly past it (for the floor phase only). */
+  int[] firstAfter = new int[0];
+
+  /**
+   * Makes {@link #chosen}, {@link #cost} and {@link #distance} hold {@code n} targets (growing
+   * them loses their contents).
+   *
+   * @param n how many targets the view holds
+   */
+  void ensure(int n) {
+    if (chosen.length < n) {
+      chosen = new int[n];
+      cost = new long[n];
+      distance = new long[n];
+    }
+  }
+
+  /**
+   * Makes {@link #position} hold {@code n} targets and {@link #firstAfter} a ring of
+   * {@code tokens} tokens.
+   *
+   * @param n how many targets the view holds
+   * @param tokens how many tokens the ring has
+   * @param tokenBuffer the ring's buffer length, which {@link #firstAfter} is grown to
+   */
+  void ensureArcs(int n, int tokens, int tokenBuffer) {
+    if (position.length < n) {
+      position = new long[n];
+    }
+    if (firstAfter.length < tokens) {
+      firstAfter = new int[tokenBuffer];
+    }
+  }
+}
