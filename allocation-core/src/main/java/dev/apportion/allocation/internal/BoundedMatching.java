@@ -53,6 +53,13 @@ final class BoundedMatching {
   private long[] oversizeLoad = new long[0];
   private boolean[] oversizeHeld = new boolean[0];
 
+  /**
+   * The last match's round 1: the positions its owners rejected, and each one's owner (for
+   * {@link IncrementalMatching}, which starts the next change from it).
+   */
+  private final IntList firstRoundRejected = new IntList();
+  private final IntList firstRoundOwner = new IntList();
+
   /** The last match's targets costlier than every cap, and its largest cap. */
   private int oversize;
   private long largestCap;
@@ -98,8 +105,8 @@ final class BoundedMatching {
     // on a collector it fills.
     oversize = setAside(members, n, total, twoSidedBound);
     proposeToOwners(assignment, n, members, recordArcs);
-    int idBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(ring.idSpan() - 1));
-    int indexBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
+    int idBits = idBits(ring.idSpan());
+    int indexBits = indexBits(n);
     // Round 1: the owners offered more than their cap keep the closest.
     int k = 0;
     for (int i = 0; i < n; i++) {
@@ -114,6 +121,44 @@ final class BoundedMatching {
       }
     }
     accept(k, idBits, indexBits);
+    firstRoundRejected.clear();
+    firstRoundOwner.clear();
+    for (int p = 0; p < pending.size(); p++) {
+      // A rejected target's chosen is still its owner: accept() writes only the accepted.
+      firstRoundRejected.add(pending.get(p));
+      firstRoundOwner.add(chosen[pending.get(p)]);
+    }
+    probeRounds(members, assignment, idBits, indexBits);
+  }
+
+  /**
+   * The probe rounds and the clockwise fallback for {@code positions} (round 1's rejected, in
+   * any order), the members' loads and counts being those round 1 left: exactly the rest of
+   * {@link #match}, for a round 1 computed elsewhere ({@link IncrementalMatching}). Fills
+   * {@link ViewScratch#chosen} at those positions; their {@link ViewScratch#cost} must be set.
+   *
+   * @param positions the positions in the view, each once
+   * @param members the members
+   * @param assignment the view
+   * @param idBits bits of a member id in the sort keys
+   * @param indexBits bits of a position in the sort keys
+   */
+  void probeFrom(IntList positions, Members members, Assignment assignment, int idBits,
+      int indexBits) {
+    if (keys.length < positions.size()) {
+      keys = new long[positions.size()];
+    }
+    pending.clear();
+    for (int p = 0; p < positions.size(); p++) {
+      pending.add(positions.get(p));
+    }
+    probeRounds(members, assignment, idBits, indexBits);
+  }
+
+  private void probeRounds(Members members, Assignment assignment, int idBits, int indexBits) {
+    long[] cost = scratch.cost;
+    int[] chosen = scratch.chosen;
+    int k;
     for (int round = 1; round <= PROBE_ROUNDS && !pending.isEmpty(); round++) {
       k = 0;
       for (int p = 0; p < pending.size(); p++) {
@@ -330,6 +375,55 @@ final class BoundedMatching {
       }
     }
     return bounds.fitsBest(members, targetCost);
+  }
+
+  /**
+   * The sort keys' bits for a member id, for a ring of {@code idSpan} ids.
+   *
+   * @param idSpan one more than the largest id
+   * @return the bits
+   */
+  static int idBits(int idSpan) {
+    return Math.max(1, 32 - Integer.numberOfLeadingZeros(idSpan - 1));
+  }
+
+  /**
+   * The sort keys' bits for a position in a view of {@code n} targets.
+   *
+   * @param n the view's size
+   * @return the bits
+   */
+  static int indexBits(int n) {
+    return Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
+  }
+
+  /**
+   * Round 1 of the last {@link #match}: the positions its owners rejected.
+   *
+   * @return the positions, in no particular order; not to be modified
+   */
+  IntList firstRoundRejected() {
+    return firstRoundRejected;
+  }
+
+  /**
+   * Round 1 of the last {@link #match}: the owner of each of {@link #firstRoundRejected}.
+   *
+   * @return member ids, in the same order; not to be modified
+   */
+  IntList firstRoundOwner() {
+    return firstRoundOwner;
+  }
+
+  /**
+   * How many targets proposed to member {@code id} in the last {@link #match}'s round 1 (with
+   * what it held before it: none unless targets were set aside).
+   *
+   * @param id a member id
+   * @return the count
+   */
+  int offeredCount(int id) {
+    return id < offeredCount.length ? offeredCount[id] : 0;
   }
 
   /**

@@ -80,6 +80,8 @@ final class ConsistentHashingPlacer implements Placer {
   private final BoundedMatching matching;
   private final FloorPhase floorPhase;
   private final CostChurnRule churn;
+  /** Continues the last count matching for a change ({@link IncrementalMatching}). */
+  final IncrementalMatching incremental;
 
   /**
    * A placer whose ring has {@code virtualNodes} tokens per unit of capacity. Fewer tokens make
@@ -101,6 +103,7 @@ final class ConsistentHashingPlacer implements Placer {
     this.matching = new BoundedMatching(ring, bounds, scratch, longSort);
     this.floorPhase = new FloorPhase(ring, bounds, scratch);
     this.churn = new CostChurnRule(twoSided, ring, bounds);
+    this.incremental = new IncrementalMatching(ring, bounds, matching, scratch);
   }
 
   @Override
@@ -111,6 +114,14 @@ final class ConsistentHashingPlacer implements Placer {
     churn.forget(removed);
     churn.forget(added);
     if (!members.isEmpty() && (!added.isEmpty() || !removed.isEmpty())) {
+      if (!churn.stale() && incremental.targetsChanged(added, removed, members, assignment)) {
+        for (int i = 0; i < added.size(); i++) {
+          int s = added.get(i);
+          churn.placedNow(s, assignment.hash(s), 1);
+        }
+        continued(members);
+        return;
+      }
       placeWithinBounds(members, assignment);
     }
   }
@@ -122,12 +133,27 @@ final class ConsistentHashingPlacer implements Placer {
    */
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    if (!churn.stale() && incremental.collectorsChanged(change, assignment)) {
+      continued(change.after());
+      return;
+    }
     if (churn.stale()) {
       refresh(change.after(), assignment);
       reportOversize();
     } else {
       placeWithinBounds(change.after(), assignment);
     }
+  }
+
+  /**
+   * After a change the last matching was continued for: what a whole placement records besides
+   * the assignment (the bounds it placed within; no target set aside).
+   */
+  private void continued(Members members) {
+    lastOversize = 0;
+    lastLargestCap = bounds.largestCap(members);
+    churn.remember(members, lastLargestCap);
+    reportOversize();
   }
 
   /**
@@ -176,6 +202,7 @@ final class ConsistentHashingPlacer implements Placer {
     int n = assignment.size();
     if (n == 0) {
       lastOversize = 0;
+      incremental.invalidate();
       return;
     }
     ring.update(members);
@@ -192,6 +219,8 @@ final class ConsistentHashingPlacer implements Placer {
       floorPhase.fill(members, n);
     }
     churn.remember(members, matching.largestCap());
+    incremental.recordFull(members, assignment,
+        !weighted && matching.oversize() == 0 && !churn.stale());
     int[] chosen = scratch.chosen;
     for (int i = 0; i < n; i++) {
       int slot = assignment.slotAt(i);

@@ -176,6 +176,23 @@ final class CostChurnRule {
   }
 
   /**
+   * Records that {@code slot} was placed with {@code cost} while holding the target of identity
+   * hash {@code hash}: what {@link #placedCosts} records for each target of a whole placement,
+   * for one target placed by a change ({@link IncrementalMatching}).
+   *
+   * @param slot the slot
+   * @param hash its target's identity hash
+   * @param cost the cost it was placed with
+   */
+  void placedNow(int slot, long hash, long cost) {
+    if (placed.length <= 2 * slot + 1) {
+      placed = Arrays.copyOf(placed, 2 * Math.max(Slots.withHeadroom(slot + 1), placed.length));
+    }
+    placed[2 * slot] = hash;
+    placed[2 * slot + 1] = cost + 1;
+  }
+
+  /**
    * Whether every cost the last {@link #placedCosts} read was 1.
    *
    * @return true when all were 1

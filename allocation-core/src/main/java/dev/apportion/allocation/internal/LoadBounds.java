@@ -267,6 +267,18 @@ final class LoadBounds {
   }
 
   /**
+   * Sets member {@code id}'s load and count, as a round computed elsewhere left them.
+   *
+   * @param id a member id
+   * @param load its load
+   * @param count how many targets
+   */
+  void setLoad(int id, long load, int count) {
+    loads[id] = load;
+    counts[id] = count;
+  }
+
+  /**
    * Member {@code id} gives up a target of {@code targetCost} it took.
    *
    * @param id a member id

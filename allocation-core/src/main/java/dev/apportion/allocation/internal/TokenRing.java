@@ -62,6 +62,17 @@ final class TokenRing {
   }
 
   /**
+   * The position of member {@code m}'s token {@code j} (from 0 to {@code tokensFor - 1}).
+   *
+   * @param m the member
+   * @param j the token's number
+   * @return its position (low {@value #ID_BITS} bits clear)
+   */
+  static long tokenPosition(Member m, int j) {
+    return HashRings.mix(m.hash() + (j + 1) * GOLDEN) & POSITION_MASK;
+  }
+
+  /**
    * Makes this the ring of {@code members}, keeping the tokens of the members it already holds
    * (same id, same {@link Member} object, same capacity). Does nothing when {@code members} is
    * the set of the last call.
@@ -121,7 +132,7 @@ final class TokenRing {
       if (!onRing(m.id())) {
         int n = tokensFor(m.capacity());
         for (int j = 0; j < n; j++) {
-          long pos = HashRings.mix(m.hash() + (j + 1) * GOLDEN) & POSITION_MASK;
+          long pos = tokenPosition(m, j);
           // Flipped sign bit: the signed sort orders them as unsigned numbers.
           added[a++] = (pos | m.id()) ^ Long.MIN_VALUE;
         }

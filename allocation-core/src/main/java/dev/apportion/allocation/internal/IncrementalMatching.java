@@ -1,0 +1,491 @@
+package dev.apportion.allocation.internal;
+
+import java.util.Arrays;
+
+/**
+ * {@code consistent-hashing}'s matching for a change, started from the last one, with exactly
+ * the result of {@link BoundedMatching#match} from scratch (a testkit property checks it against
+ * fresh allocators: {@code FreshAllocatorEquivalenceTest}).
+ *
+ * <p><b>Why it can.</b> Round 1 of the matching is local: a target proposes to the owner of its
+ * hash on the ring, and a collector offered more than its cap keeps the {@code cap} closest
+ * (by the same sort key). So a collector's round 1 changes only when the targets on its arcs
+ * change, its arcs change (a collector joins or leaves next to it) or its cap changes; and then
+ * only if it is over-full before or after. The state kept is small: per collector, how many
+ * targets propose to it and the cap it had; per over-full collector, the targets it rejected.
+ * A change updates the counts of the collectors concerned, re-runs round 1 for the over-full
+ * ones among them (their targets found by binary search on the view, arc by arc), and then runs
+ * the probe rounds and the clockwise fallback of {@link BoundedMatching} unchanged over all of
+ * round 1's rejected targets (a few percent of the view). Only the targets whose round-1 status or
+ * owner changed, and the rejected ones, are written to the assignment.
+ *
+ * <p><b>When.</b> A count placement on the engine's own view: every cost 1, equal capacities, no
+ * per-collector limit, no target set aside, no cost change pending; a change of targets, or
+ * collectors only added or only removed (none re-weighted), with the sort keys' widths unchanged.
+ * Anything else (costs, capacities, limits, partitions' and per-node's pool views, a collector
+ * replaced in one call) is placed from scratch, which records the state again.
+ *
+ * <p><b>Cost.</b> O(changed targets x log n) to find owners, plus for each over-full collector
+ * concerned O(tokens x log n + its targets), plus the probe rounds over round 1's rejected
+ * targets; no pass over the view.
+ */
+final class IncrementalMatching {
+  private final TokenRing ring;
+  private final LoadBounds bounds;
+  private final BoundedMatching matching;
+  private final ViewScratch scratch;
+
+  /** Whether the state below is round 1 of the placement now in the assignment. */
+  private boolean valid;
+  /** The members it was computed for (identity). */
+  private Members validFor;
+  private int idBits;
+  private int indexBits;
+  /** Changes placed from the last matching, and those that turned out to need a full one. */
+  int continued;
+  int abandoned;
+  /** By member id: how many targets propose to it in round 1, and its cap then. */
+  private int[] offered = new int[0];
+  private long[] capsThen = new long[0];
+  /** By member id: the slots it rejected in round 1 (empty unless it was over-full). */
+  private IntList[] rejectedBy = new IntList[0];
+
+  // Scratch of one change.
+  private boolean[] dirty = new boolean[0];
+  private final IntList dirtyIds = new IntList();
+  /** Slots to write on their round-1 owner (unless rejected), with that owner. */
+  private final IntList touched = new IntList();
+  private final IntList touchedOwner = new IntList();
+  private final IntList positions = new IntList();
+  private final IntList arcPositions = new IntList();
+  private long[] keys = new long[64];
+  private int[] removedSorted = new int[16];
+  private int removedCount;
+
+  IncrementalMatching(TokenRing ring, LoadBounds bounds, BoundedMatching matching,
+      ViewScratch scratch) {
+    this.ring = ring;
+    this.bounds = bounds;
+    this.matching = matching;
+    this.scratch = scratch;
+  }
+
+  /** Forgets the state: the next change is placed from scratch. */
+  void invalidate() {
+    valid = false;
+    validFor = null;
+  }
+
+  /**
+   * Whether a placement of {@code members} on {@code assignment} is one this class can continue:
+   * the engine's own view, equal capacities and no per-collector limit.
+   */
+  static boolean eligible(Members members, Assignment assignment) {
+    if (!(assignment instanceof Slots) || !members.uniformCapacity()) {
+      return false;
+    }
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (m.targetLimit() != Integer.MAX_VALUE || m.costLimit() != Long.MAX_VALUE) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Records round 1 of the {@link BoundedMatching#match} just made, when it was a count
+   * placement this class can continue; otherwise forgets the state.
+   *
+   * @param members the members placed on
+   * @param assignment the view
+   * @param countPlacement whether every cost was 1, the capacities equal, none set aside
+   */
+  void recordFull(Members members, Assignment assignment, boolean countPlacement) {
+    if (!countPlacement || !eligible(members, assignment)) {
+      invalidate();
+      return;
+    }
+    int span = ring.idSpan();
+    ensureIds(span);
+    Arrays.fill(offered, 0);
+    for (IntList l : rejectedBy) {
+      if (l != null) {
+        l.clear();
+      }
+    }
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      offered[id] = matching.offeredCount(id);
+      capsThen[id] = bounds.cap(id);
+    }
+    IntList rejected = matching.firstRoundRejected();
+    IntList owner = matching.firstRoundOwner();
+    for (int p = 0; p < rejected.size(); p++) {
+      rejected(owner.get(p)).add(assignment.slotAt(rejected.get(p)));
+    }
+    idBits = BoundedMatching.idBits(span);
+    indexBits = BoundedMatching.indexBits(assignment.size());
+    validFor = members;
+    valid = true;
+  }
+
+  /**
+   * Places a change of targets from the last matching.
+   *
+   * @param added the new slots (unassigned, in the view)
+   * @param removed the dropped slots (gone from the view; their hashes still readable)
+   * @param members the members, the same as the last placement's
+   * @param assignment the view
+   * @return false, having written nothing, when the change must be placed from scratch
+   */
+  // Identity, on purpose: a Members is immutable, and a new one means the set changed.
+  @SuppressWarnings("ReferenceEquality")
+  boolean targetsChanged(IntList added, IntList removed, Members members,
+      Assignment assignment) {
+    int n = assignment.size();
+    if (!valid || members != validFor || n == 0
+        || BoundedMatching.idBits(ring.idSpan()) != idBits) {
+      return false;
+    }
+    for (int i = 0; i < added.size(); i++) {
+      if (assignment.cost(added.get(i)) != 1) {
+        return false;
+      }
+    }
+    begin(removed);
+    for (int i = 0; i < removed.size(); i++) {
+      int id = ring.idAt(ring.tokenIndex(assignment.hash(removed.get(i))));
+      offered[id]--;
+      markDirty(id);
+    }
+    for (int i = 0; i < added.size(); i++) {
+      int s = added.get(i);
+      int id = ring.idAt(ring.tokenIndex(assignment.hash(s)));
+      offered[id]++;
+      markDirty(id);
+      touched.add(s);
+      touchedOwner.add(id);
+    }
+    return finish(members, assignment, n);
+  }
+
+  /**
+   * Places a change of collectors from the last matching: collectors only added or only
+   * removed. Updates the ring.
+   *
+   * @param change the change; its orphans are unassigned
+   * @param assignment the view
+   * @return false when the change must be placed from scratch (the ring may be updated)
+   */
+  // Identity, on purpose: a Members is immutable, and a new one means the set changed.
+  @SuppressWarnings("ReferenceEquality")
+  boolean collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    int n = assignment.size();
+    Members after = change.after();
+    boolean onlyAdded = change.removed().isEmpty() && !change.added().isEmpty();
+    boolean onlyRemoved = change.added().isEmpty() && !change.removed().isEmpty();
+    if (!valid || change.before() != validFor || n == 0 || !change.reweighted().isEmpty()
+        || !(onlyAdded || onlyRemoved) || !eligible(after, assignment)) {
+      return false;
+    }
+    begin(null);
+    if (onlyRemoved) {
+      // Their targets, found on the ring before it changes, then given their new owners.
+      arcPositions.clear();
+      for (Member x : change.removed()) {
+        arcsOf(x, assignment, n, arcPositions, null);
+      }
+      ring.update(after);
+      if (BoundedMatching.idBits(ring.idSpan()) != idBits) {
+        return false;
+      }
+      for (Member x : change.removed()) {
+        offered[x.id()] = 0;
+        rejected(x.id()).clear();
+      }
+      for (int p = 0; p < arcPositions.size(); p++) {
+        int i = arcPositions.get(p);
+        int id = ring.idAt(ring.tokenIndex(assignment.hashAt(i)));
+        offered[id]++;
+        markDirty(id);
+        touched.add(assignment.slotAt(i));
+        touchedOwner.add(id);
+      }
+    } else {
+      ring.update(after);
+      int span = ring.idSpan();
+      if (BoundedMatching.idBits(span) != idBits) {
+        return false;
+      }
+      ensureIds(span);
+      boolean[] isAdded = new boolean[span];
+      for (Member y : change.added()) {
+        isAdded[y.id()] = true;
+        offered[y.id()] = 0;
+        capsThen[y.id()] = -1;
+        rejected(y.id()).clear();
+        markDirty(y.id());
+      }
+      // Each new token takes the start of the arc of the next token that is not new: that
+      // token's collector loses those targets.
+      for (Member y : change.added()) {
+        arcPositions.clear();
+        keysCount = 0;
+        arcsOf(y, assignment, n, arcPositions, isAdded);
+        for (int p = 0; p < arcPositions.size(); p++) {
+          int i = arcPositions.get(p);
+          int was = (int) arcOwners[p];
+          offered[was]--;
+          markDirty(was);
+          offered[y.id()]++;
+          touched.add(assignment.slotAt(i));
+          touchedOwner.add(y.id());
+        }
+      }
+    }
+    return finish(after, assignment, n);
+  }
+
+  private void begin(IntList removed) {
+    touched.clear();
+    touchedOwner.clear();
+    for (int d = 0; d < dirtyIds.size(); d++) {
+      dirty[dirtyIds.get(d)] = false;
+    }
+    dirtyIds.clear();
+    removedCount = removed == null ? 0 : removed.size();
+    if (removedSorted.length < removedCount) {
+      removedSorted = new int[Math.max(removedCount, 2 * removedSorted.length)];
+    }
+    for (int i = 0; i < removedCount; i++) {
+      removedSorted[i] = removed.get(i);
+    }
+    Arrays.sort(removedSorted, 0, removedCount);
+  }
+
+  private boolean isRemoved(int slot) {
+    return removedCount > 0 && Arrays.binarySearch(removedSorted, 0, removedCount, slot) >= 0;
+  }
+
+  /**
+   * Re-runs round 1 for the collectors concerned, then the probe rounds over every target round
+   * 1 rejected, and writes what changed.
+   */
+  private boolean finish(Members members, Assignment assignment, int n) {
+    int span = ring.idSpan();
+    ensureIds(span);
+    bounds.compute(members, n, n, assignment, false, span);
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      if (bounds.cap(id) != capsThen[id]) {
+        markDirty(id);
+      }
+    }
+    if (BoundedMatching.indexBits(n) != indexBits) {
+      // The sort keys' widths changed: the over-full collectors left alone could now break ties
+      // another way.
+      invalidate();
+      return false;
+    }
+    for (int d = 0; d < dirtyIds.size(); d++) {
+      int id = dirtyIds.get(d);
+      dirty[id] = false;
+      Member m = ring.member(id);
+      if (m == null) {
+        continue;
+      }
+      IntList old = rejected(id);
+      for (int p = 0; p < old.size(); p++) {
+        int s = old.get(p);
+        // A target a new collector's arc took is written with its new owner already.
+        if (!isRemoved(s) && ring.idAt(ring.tokenIndex(assignment.hash(s))) == id) {
+          touched.add(s);
+          touchedOwner.add(id);
+        }
+      }
+      old.clear();
+      long cap = bounds.cap(id);
+      if (offered[id] <= cap) {
+        continue;
+      }
+      // Over-full: keep the cap closest, by round 1's sort key.
+      arcPositions.clear();
+      keysCount = 0;
+      arcsOf(m, assignment, n, arcPositions, null);
+      if (arcPositions.size() != offered[id]) {
+        // Cannot happen while the state is right; if it does, the full placement is.
+        abandoned++;
+        invalidate();
+        return false;
+      }
+      for (int p = 0; p < keysCount; p++) {
+        keys[p] = BoundedMatching.key(id, arcOwners[p], arcPositions.get(p), idBits, indexBits);
+      }
+      Arrays.sort(keys, 0, keysCount);
+      long indexMask = (1L << indexBits) - 1;
+      for (int p = (int) cap; p < keysCount; p++) {
+        old.add(assignment.slotAt((int) (keys[p] & indexMask)));
+      }
+    }
+    dirtyIds.clear();
+    // Round 1's loads, then the probe rounds over every target it rejected.
+    bounds.clearLoads();
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      int load = (int) Math.min(offered[id], bounds.cap(id));
+      bounds.setLoad(id, load, load);
+    }
+    scratch.ensure(n);
+    positions.clear();
+    for (int i = 0; i < members.size(); i++) {
+      IntList r = rejected(members.get(i).id());
+      for (int p = 0; p < r.size(); p++) {
+        int pos = positionOf(assignment, r.get(p), n);
+        positions.add(pos);
+        scratch.cost[pos] = 1;
+      }
+    }
+    matching.probeFrom(positions, members, assignment, idBits, indexBits);
+    for (int p = 0; p < touched.size(); p++) {
+      assignment.place(touched.get(p), ring.member(touchedOwner.get(p)));
+    }
+    for (int p = 0; p < positions.size(); p++) {
+      int pos = positions.get(p);
+      assignment.place(assignment.slotAt(pos), ring.member(scratch.chosen[pos]));
+    }
+    for (int i = 0; i < members.size(); i++) {
+      int id = members.get(i).id();
+      capsThen[id] = bounds.cap(id);
+    }
+    validFor = members;
+    continued++;
+    return true;
+  }
+
+  /** Round 1's sort-key distances (or, for new collectors' arcs, the previous owners). */
+  private long[] arcOwners = new long[64];
+  private int keysCount;
+
+  /**
+   * Adds to {@code out} the positions of the view's targets on member {@code m}'s arcs of the
+   * current ring, and records for each, in {@link #arcOwners}, its distance to the arc's token
+   * or, when {@code isAdded} is given, the collector that owned the arc before the tokens of
+   * {@code isAdded}'s members were added (the next token clockwise that is not one of theirs).
+   */
+  private void arcsOf(Member m, Assignment assignment, int n, IntList out, boolean[] isAdded) {
+    int id = m.id();
+    int size = ring.size();
+    int tokens = ring.tokensFor(m.capacity());
+    for (int j = 0; j < tokens; j++) {
+      long pos = TokenRing.tokenPosition(m, j);
+      int t = ring.tokenIndex(pos);
+      if (ring.positionAt(t) != pos || ring.idAt(t) != id) {
+        // Another collector's token at the same position comes first: this one owns nothing.
+        continue;
+      }
+      long pred = ring.positionAt(t == 0 ? size - 1 : t - 1);
+      int was = -1;
+      if (isAdded != null) {
+        int u = t;
+        do {
+          u = u + 1 == size ? 0 : u + 1;
+        } while (isAdded[ring.idAt(u)] && u != t);
+        was = ring.idAt(u);
+      }
+      long hi = pos | TokenRing.ID_MASK;
+      long lo = pred | TokenRing.ID_MASK;
+      if (Long.compareUnsigned(lo, hi) < 0) {
+        addRange(assignment, n, lo, hi, pos, was, out);
+      } else {
+        // The arc wraps past the top of the ring: (pred, max] and [0, pos].
+        addRange(assignment, n, lo, -1L, pos, was, out);
+        if (n > 0 && Long.compareUnsigned(assignment.hashAt(0), hi) <= 0) {
+          addFrom(assignment, 0, upperBound(assignment, n, hi), pos, was, out);
+        }
+      }
+    }
+  }
+
+  /** The targets with hashes in {@code (lo, hi]}. */
+  private void addRange(Assignment assignment, int n, long lo, long hi, long pos, int was,
+      IntList out) {
+    addFrom(assignment, upperBound(assignment, n, lo), upperBound(assignment, n, hi), pos, was,
+        out);
+  }
+
+  private void addFrom(Assignment assignment, int from, int to, long pos, int was,
+      IntList out) {
+    for (int i = from; i < to; i++) {
+      if (keysCount == arcOwners.length) {
+        arcOwners = Arrays.copyOf(arcOwners, 2 * keysCount);
+        keys = Arrays.copyOf(keys, 2 * keysCount);
+      }
+      arcOwners[keysCount++] = was >= 0 ? was
+          : pos - (assignment.hashAt(i) & TokenRing.POSITION_MASK);
+      out.add(i);
+    }
+  }
+
+  /** The first position whose hash is above {@code x} (unsigned), or {@code n}. */
+  private static int upperBound(Assignment assignment, int n, long x) {
+    int lo = 0;
+    int hi = n;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(assignment.hashAt(mid), x) <= 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /** The position of {@code slot} in the view. */
+  private static int positionOf(Assignment assignment, int slot, int n) {
+    long h = assignment.hash(slot);
+    int lo = 0;
+    int hi = n;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(assignment.hashAt(mid), h) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (int i = lo; i < n && assignment.hashAt(i) == h; i++) {
+      if (assignment.slotAt(i) == slot) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("slot " + slot + " is not in the view");
+  }
+
+  private void markDirty(int id) {
+    if (!dirty[id]) {
+      dirty[id] = true;
+      dirtyIds.add(id);
+    }
+  }
+
+  private IntList rejected(int id) {
+    IntList l = rejectedBy[id];
+    if (l == null) {
+      l = new IntList();
+      rejectedBy[id] = l;
+    }
+    return l;
+  }
+
+  private void ensureIds(int span) {
+    if (offered.length < span) {
+      int size = Math.max(span, 2 * offered.length);
+      offered = Arrays.copyOf(offered, size);
+      capsThen = Arrays.copyOf(capsThen, size);
+      rejectedBy = Arrays.copyOf(rejectedBy, size);
+      dirty = Arrays.copyOf(dirty, size);
+    }
+  }
+}

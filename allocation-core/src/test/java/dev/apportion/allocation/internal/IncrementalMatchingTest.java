@@ -1,0 +1,119 @@
+package dev.apportion.allocation.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@link IncrementalMatching} against the matching from scratch: random histories of target
+ * changes (a few percent replaced, added or dropped) and collector changes (some joining, some
+ * leaving, one replaced) on an engine running {@code consistent-hashing}; after every step each
+ * target must be where a fresh engine fed the same two sets puts it, and the incremental path
+ * must have been taken (not silently skipped) and never abandoned. Scales where many collectors
+ * are over-full (load factor 1.05) and where few are (1.25).
+ */
+class IncrementalMatchingTest {
+
+  private static Engine engine(ConsistentHashingPlacer placer) {
+    return new Engine("consistent-hashing", placer, List.of(), 1.0);
+  }
+
+  private static Target target(int i) {
+    return Target.of("job-" + (i % 7), "10." + (i >> 16) + "." + ((i >> 8) & 255) + "."
+        + (i & 255) + ":9100", Map.of("instance", "i-" + i));
+  }
+
+  @ParameterizedTest(name = "{0} targets on {1} collectors, load factor {2}")
+  @CsvSource({"300, 7, 1.05", "3000, 40, 1.05", "3000, 40, 1.25", "20000, 150, 1.1"})
+  void everyStepEqualsTheMatchingFromScratch(int targets, int collectors, double loadFactor) {
+    int steps = targets > 5000 ? 30 : 60;
+    for (long seed = 1; seed <= 4; seed++) {
+      Random random = new Random(seed * 31 + targets);
+      ConsistentHashingPlacer placer = new ConsistentHashingPlacer(loadFactor, 1.15,
+          ConsistentHashingPlacer.VIRTUAL_NODES, true);
+      Engine engine = engine(placer);
+      List<Collector> cs = new ArrayList<>();
+      int nextCollector = 0;
+      for (; nextCollector < collectors; nextCollector++) {
+        cs.add(Collector.of("collector-" + nextCollector, "node-" + nextCollector));
+      }
+      List<Target> ts = new ArrayList<>();
+      int nextTarget = 0;
+      for (; nextTarget < targets; nextTarget++) {
+        ts.add(target(nextTarget));
+      }
+      engine.setCollectors(cs);
+      engine.setTargets(ts);
+      for (int step = 0; step < steps; step++) {
+        int what = random.nextInt(6);
+        if (what <= 2) {
+          // Replace, add or drop a few percent of the targets.
+          int k = 1 + random.nextInt(Math.max(1, ts.size() / 30));
+          for (int j = 0; j < k; j++) {
+            if (what != 1 && !ts.isEmpty()) {
+              ts.remove(random.nextInt(ts.size()));
+            }
+            if (what != 2) {
+              ts.add(target(nextTarget++));
+            }
+          }
+          engine.setTargets(new ArrayList<>(ts));
+        } else if (what == 3 && cs.size() > 2) {
+          int k = 1 + random.nextInt(2);
+          for (int j = 0; j < k; j++) {
+            cs.remove(random.nextInt(cs.size()));
+          }
+          engine.setCollectors(new ArrayList<>(cs));
+        } else if (what == 4) {
+          int k = 1 + random.nextInt(2);
+          for (int j = 0; j < k; j++) {
+            cs.add(Collector.of("collector-" + nextCollector, "node-" + nextCollector++));
+          }
+          engine.setCollectors(new ArrayList<>(cs));
+        } else {
+          // One replaced in one call: placed from scratch.
+          cs.remove(random.nextInt(cs.size()));
+          cs.add(Collector.of("collector-" + nextCollector, "node-" + nextCollector++));
+          engine.setCollectors(new ArrayList<>(cs));
+        }
+        Engine fresh = engine(new ConsistentHashingPlacer(loadFactor, 1.15,
+            ConsistentHashingPlacer.VIRTUAL_NODES, true));
+        fresh.setCollectors(cs);
+        fresh.setTargets(ts);
+        assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
+            "seed " + seed + " step " + step + " (change " + what + ")");
+      }
+      assertTrue(placer.incremental.continued > steps / 3,
+          "the incremental path was taken " + placer.incremental.continued + " times of "
+              + steps);
+      assertEquals(0, placer.incremental.abandoned, "seed " + seed);
+    }
+  }
+
+  private static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
+      String where) {
+    int differ = 0;
+    String first = null;
+    for (Target t : ts) {
+      Optional<String> w = want.collectorOf(t);
+      Optional<String> h = have.collectorOf(t);
+      if (!w.equals(h)) {
+        differ++;
+        if (first == null) {
+          first = t + " is on " + h + ", from scratch on " + w;
+        }
+      }
+    }
+    assertEquals(0, differ, where + ": " + differ + " targets differ, e.g. " + first);
+  }
+}
