@@ -200,8 +200,39 @@ final class TokenRing {
    */
   int tokenIndex(long key) {
     long q = key & POSITION_MASK;
-    int lo = 0;
-    int hi = count;
+    int n = count;
+    if (n == 0) {
+      return 0;
+    }
+    // The positions are uniform over the ring: start where the key's fraction of the ring says,
+    // gallop to a bracket, then bisect it. About four reads where a plain bisection of a ring of
+    // 200,000 tokens takes eighteen, and the first lands near the rest (fewer cache misses).
+    int lo;
+    int hi;
+    int guess = (int) Math.min(n - 1L, Math.max(0L,
+        (long) (((q >>> 11) * 0x1.0p-53) * n)));
+    if (Long.compareUnsigned(tokens[guess] & POSITION_MASK, q) < 0) {
+      lo = guess + 1;
+      int step = 1;
+      hi = lo;
+      while (hi < n && Long.compareUnsigned(tokens[hi] & POSITION_MASK, q) < 0) {
+        lo = hi + 1;
+        hi += step;
+        step <<= 1;
+      }
+      hi = Math.min(hi, n);
+    } else {
+      hi = guess;
+      int step = 1;
+      lo = hi;
+      while (lo > 0 && Long.compareUnsigned(tokens[lo - 1] & POSITION_MASK, q) >= 0) {
+        hi = lo - 1;
+        lo -= step;
+        step <<= 1;
+        lo = Math.max(lo, 0);
+      }
+    }
+    // Invariant: every token before lo is below q; every token from hi on is at or above it.
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
       if (Long.compareUnsigned(tokens[mid] & POSITION_MASK, q) < 0) {
@@ -210,7 +241,7 @@ final class TokenRing {
         hi = mid;
       }
     }
-    return lo == count ? 0 : lo;
+    return lo == n ? 0 : lo;
   }
 
   /**
