@@ -25,7 +25,10 @@ import org.yaml.snakeyaml.LoaderOptions;
  * <p>Every target is made by the source's {@link TargetInterner}: a target whose labels are those
  * of the source's previous read comes back as the same instance, which the allocator recognises
  * at once, and only new or changed ones are built (the label map is reused within a group; the
- * interner copies what it keeps).
+ * interner copies what it keeps). Values and addresses are read, where the parser hands over its
+ * characters (JSON), through the source's {@link StringCache}: a value the last good read had is
+ * the same {@code String} again, not a new one. Where a target sits in the answer is put into
+ * words only for an error or a dropped label.
  */
 final class TargetReader {
   /**
@@ -75,6 +78,8 @@ final class TargetReader {
    *
    * @param in the bytes, already limited in size and time
    * @param factory {@link #json} or {@link #yaml}
+   * @param strings the source's values, used with a factory that {@linkplain
+   *     JsonFactory#canUseCharArrays() hands over characters}
    * @throws IOException if malformed or over a limit, naming {@code where}
    */
   static void groups(
@@ -87,8 +92,11 @@ final class TargetReader {
       LabelNames names,
       SourceLimits limits,
       TargetInterner interner,
+      StringCache strings,
       List<Target> out)
       throws IOException {
+    StringCache cache = factory.canUseCharArrays() ? strings : null;
+    int maxLength = limits.maxStringLength();
     try (JsonParser p = factory.createParser(in)) {
       JsonToken t = p.nextToken();
       if (t == null || t == JsonToken.VALUE_NULL) {
@@ -100,9 +108,8 @@ final class TargetReader {
       Map<String, String> labels = new LabelBuffer();
       List<String> addresses = new ArrayList<>();
       for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
-        String at = where + ": group " + i;
         if (t != JsonToken.START_OBJECT) {
-          throw new IOException(at + " is not an object");
+          throw new IOException(group(where, i) + " is not an object");
         }
         labels.clear();
         addresses.clear();
@@ -111,16 +118,17 @@ final class TargetReader {
           String field = p.currentName();
           t = p.nextToken();
           if ("labels".equals(field)) {
-            labels(p, t, at, names, limits, labels);
+            labels(p, t, where, i, names, limits, cache, labels);
           } else if ("targets".equals(field)) {
             sawTargets = true;
             if (t != JsonToken.START_ARRAY) {
-              throw new IOException(at + ": targets is missing or not a list");
+              throw new IOException(group(where, i) + ": targets is missing or not a list");
             }
             while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-              String address = t == JsonToken.VALUE_STRING ? p.getText().trim() : "";
+              String address =
+                  t == JsonToken.VALUE_STRING ? text(p, cache, maxLength).trim() : "";
               if (address.isEmpty()) {
-                throw new IOException(at + ": a target is not a non-empty string");
+                throw new IOException(group(where, i) + ": a target is not a non-empty string");
               }
               if (out.size() + addresses.size() >= limits.maxTargets()) {
                 throw new IOException(where + ": more than " + limits.maxTargets() + " targets");
@@ -132,13 +140,14 @@ final class TargetReader {
           }
         }
         if (!sawTargets) {
-          throw new IOException(at + ": targets is missing or not a list");
+          throw new IOException(group(where, i) + ": targets is missing or not a list");
         }
         if (metaName != null) {
           labels.put(metaName, metaValue);
         }
         if (labels.size() + 1 > limits.maxLabelsPerTarget()) {
-          throw new IOException(at + ": more than " + limits.maxLabelsPerTarget() + " labels");
+          throw new IOException(
+              group(where, i) + ": more than " + limits.maxLabelsPerTarget() + " labels");
         }
         for (String address : addresses) {
           labels.put("__address__", address);
@@ -151,32 +160,62 @@ final class TargetReader {
     }
   }
 
+  /** Where group {@code i} is, for a message: {@code answer: group 3}. */
+  private static String group(String where, int i) {
+    return where + ": group " + i;
+  }
+
+  /**
+   * The current scalar's text: through {@code cache} (null for none) when it is a string, so that
+   * a value seen in the last good read is that same instance and nothing is allocated for it. A
+   * string longer than {@code maxLength} is left to {@link JsonParser#getText()}, whose constraint
+   * refuses it with the parser's own message (a string within one buffer segment is checked there
+   * only).
+   */
+  private static String text(JsonParser p, StringCache cache, int maxLength) throws IOException {
+    if (cache == null || p.currentToken() != JsonToken.VALUE_STRING) {
+      return p.getText();
+    }
+    char[] chars = p.getTextCharacters();
+    int length = p.getTextLength();
+    if (length > maxLength) {
+      return p.getText();
+    }
+    return cache.get(chars, p.getTextOffset(), length);
+  }
+
   private static void labels(
       JsonParser p,
       JsonToken t,
-      String at,
+      String where,
+      int group,
       LabelNames names,
       SourceLimits limits,
+      StringCache cache,
       Map<String, String> labels)
       throws IOException {
     if (t == JsonToken.VALUE_NULL) {
       return;
     }
     if (t != JsonToken.START_OBJECT) {
-      throw new IOException(at + ": labels is not an object");
+      throw new IOException(group(where, group) + ": labels is not an object");
     }
+    int maxLength = limits.maxStringLength();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken v = p.nextToken();
       if (!v.isScalarValue() || v == JsonToken.VALUE_NULL) {
-        throw new IOException(at + ": label " + LogSafe.text(name) + " is not a string");
+        throw new IOException(
+            group(where, group) + ": label " + LogSafe.text(name) + " is not a string");
       }
-      if (!names.keep(name, at)) {
+      if (!names.isValid(name)) {
+        names.drop(name, group(where, group));
         continue;
       }
-      labels.put(name, p.getText());
+      labels.put(name, text(p, cache, maxLength));
       if (labels.size() > limits.maxLabelsPerTarget()) {
-        throw new IOException(at + ": more than " + limits.maxLabelsPerTarget() + " labels");
+        throw new IOException(
+            group(where, group) + ": more than " + limits.maxLabelsPerTarget() + " labels");
       }
     }
   }
@@ -194,9 +233,11 @@ final class TargetReader {
       String where,
       LabelNames names,
       SourceLimits limits,
-      TargetInterner interner)
+      TargetInterner interner,
+      StringCache strings)
       throws IOException {
     List<Target> out = new ArrayList<>();
+    StringCache cache = factory.canUseCharArrays() ? strings : null;
     String status = null;
     boolean sawActive = false;
     try (JsonParser p = factory.createParser(in)) {
@@ -219,7 +260,7 @@ final class TargetReader {
             t = p.nextToken();
             if ("activeTargets".equals(d) && t == JsonToken.START_ARRAY) {
               sawActive = true;
-              activeTargets(p, where, names, limits, interner, out);
+              activeTargets(p, where, names, limits, interner, cache, out);
             } else {
               p.skipChildren();
             }
@@ -244,14 +285,15 @@ final class TargetReader {
       LabelNames names,
       SourceLimits limits,
       TargetInterner interner,
+      StringCache cache,
       List<Target> out)
       throws IOException {
     Map<String, String> labels = new LabelBuffer();
+    int maxLength = limits.maxStringLength();
     JsonToken t;
     for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
-      String at = where + ": data.activeTargets[" + i + "]";
       if (t != JsonToken.START_OBJECT) {
-        throw new IOException(at + " is not an object");
+        throw new IOException(active(where, i) + " is not an object");
       }
       labels.clear();
       String pool = null;
@@ -268,34 +310,42 @@ final class TargetReader {
               p.skipChildren();
               continue;
             }
-            if (SCRAPE_SETTING_LABELS.contains(name)
-                || name.startsWith(PARAM_PREFIX)
-                || !names.keep(name, at)) {
+            if (SCRAPE_SETTING_LABELS.contains(name) || name.startsWith(PARAM_PREFIX)) {
               continue;
             }
-            labels.put(name, p.getText());
+            if (!names.isValid(name)) {
+              names.drop(name, active(where, i));
+              continue;
+            }
+            labels.put(name, text(p, cache, maxLength));
             if (labels.size() > limits.maxLabelsPerTarget()) {
-              throw new IOException(at + ": more than " + limits.maxLabelsPerTarget() + " labels");
+              throw new IOException(
+                  active(where, i) + ": more than " + limits.maxLabelsPerTarget() + " labels");
             }
           }
         } else if ("scrapePool".equals(field) && t == JsonToken.VALUE_STRING) {
-          pool = p.getText();
+          pool = text(p, cache, maxLength);
         } else {
           p.skipChildren();
         }
       }
       if (!sawDiscovered) {
-        throw new IOException(at + ".discoveredLabels is missing");
+        throw new IOException(active(where, i) + ".discoveredLabels is missing");
       }
       String address = labels.getOrDefault("__address__", "").trim();
       String job = pool == null || pool.isBlank() ? labels.getOrDefault("job", "") : pool;
       if (address.isEmpty() || job.isBlank()) {
-        throw new IOException(at + " has no __address__ or no scrape pool");
+        throw new IOException(active(where, i) + " has no __address__ or no scrape pool");
       }
       if (out.size() >= limits.maxTargets()) {
         throw new IOException(where + ": more than " + limits.maxTargets() + " targets");
       }
       out.add(interner.intern(job, address, labels));
     }
+  }
+
+  /** Where active target {@code i} is, for a message: {@code answer: data.activeTargets[3]}. */
+  private static String active(String where, int i) {
+    return where + ": data.activeTargets[" + i + "]";
   }
 }
