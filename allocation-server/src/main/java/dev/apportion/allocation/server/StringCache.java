@@ -16,6 +16,9 @@ import java.util.Arrays;
  * loses its mark), so a value met at every target is not pushed out by the unique ones between
  * its occurrences.
  *
+ * <p>Values of a name seldom found ({@link #get(String, char[], int, int)}) are not looked up
+ * for a while: a lookup that misses costs more than the {@code String} it saves.
+ *
  * <p>Why not every value of the last read: holding them all (an open-addressing table of 200,000
  * strings for 100,000 targets) saved all their allocation but made the read slower, each lookup
  * a few cache misses into the table and strings scattered over the heap where a new {@code
@@ -23,26 +26,89 @@ import java.util.Arrays;
  * small enough to stay in the processor's cache.
  *
  * <p>Bounded: {@link #SLOTS} strings of at most {@link #MAX_LENGTH} characters (and a copy of
- * their characters), whatever is read: at most about 1.3 MB.
+ * their characters), whatever is read: at most about 1 MB, a few hundred KB in practice.
  * Not thread-safe: a source is read by one thread at a time.
  */
 final class StringCache {
   /** Slots; a power of two. */
-  static final int SLOTS = 1 << 13;
+  static final int SLOTS = 1 << 12;
   /** The longest string kept, in characters; longer ones are made anew. */
   static final int MAX_LENGTH = 64;
 
+  /** Slots of the per-name statistics; a power of two. */
+  static final int NAME_SLOTS = 64;
+  /** Lookups of one name's values over which its hits are counted. */
+  static final int PROBE = 256;
+  /** Values of a name passed by, uncached, after a probe found under a quarter of them. */
+  static final int SKIP = 1 << 14;
+
   private final String[] strings = new String[SLOTS];
   /**
-   * Per slot: its string's characters, compared with a vectorised {@link Arrays#equals(char[],
-   * int, int, char[], int, int)} (a {@code charAt} loop was a tenth of the read).
+   * Per slot: its string's characters at the start of an array reused by the strings that follow
+   * it there (one allocated only when a longer one comes), compared with a vectorised {@link
+   * Arrays#equals(char[], int, int, char[], int, int)}: a {@code charAt} loop was a tenth of the
+   * read, and a copy per string put there allocated as much as the string.
    */
   private final char[][] chars = new char[SLOTS][];
   /** Per slot: its string's hash, the lowest bit replaced by "found since put here". */
   private final int[] hashes = new int[SLOTS];
 
+  /** Per name slot: the name (a parser's canonical instance), compared by reference. */
+  private final String[] names = new String[NAME_SLOTS];
+  /** Per name slot: its values looked up in the current probe. */
+  private final int[] tried = new int[NAME_SLOTS];
+  /** Per name slot: how many of those were found. */
+  private final int[] found = new int[NAME_SLOTS];
+  /** Per name slot: how many of its next values pass by the cache. */
+  private final int[] skip = new int[NAME_SLOTS];
+  /** Whether the last {@link #get(char[], int, int)} found the string. */
+  private boolean hit;
+
   /** An empty cache. */
   StringCache() {}
+
+  /**
+   * The value of label {@code name} (or of another field: any constant instance naming it): as
+   * {@link #get(char[], int, int)}, except that a name whose values are seldom found (an
+   * address, a pod's name: one per target) passes them by. Its values are counted over {@link
+   * #PROBE} lookups; if under a quarter were found, its next {@link #SKIP} values are made anew
+   * without a lookup (a lookup that misses costs a hash, a copy into the slot and, on a busy
+   * machine, cache misses, more than a new {@code String}), then it is probed again.
+   *
+   * @param name the label's name, the same instance for each of its values
+   * @param text the characters
+   * @param offset where the string starts
+   * @param length its length
+   * @return an equal string
+   */
+  // ReferenceEquality: a name is its parser's canonical instance; another instance of an equal
+  // name only takes the slot over.
+  @SuppressWarnings("ReferenceEquality")
+  String get(String name, char[] text, int offset, int length) {
+    int n = name.hashCode() & (NAME_SLOTS - 1);
+    if (names[n] != name) {
+      names[n] = name;
+      tried[n] = 0;
+      found[n] = 0;
+      skip[n] = 0;
+    }
+    if (skip[n] > 0) {
+      skip[n]--;
+      return length == 0 ? "" : new String(text, offset, length);
+    }
+    String s = get(text, offset, length);
+    if (hit) {
+      found[n]++;
+    }
+    if (++tried[n] == PROBE) {
+      if (found[n] < PROBE / 4) {
+        skip[n] = SKIP;
+      }
+      tried[n] = 0;
+      found[n] = 0;
+    }
+    return s;
+  }
 
   /**
    * The string of {@code length} characters of {@code text} from {@code offset}: the instance
@@ -54,9 +120,11 @@ final class StringCache {
    * @return an equal string
    */
   String get(char[] text, int offset, int length) {
+    hit = true;
     if (length == 0) {
       return "";
     }
+    hit = false;
     if (length > MAX_LENGTH) {
       return new String(text, offset, length);
     }
@@ -66,16 +134,23 @@ final class StringCache {
     int held = hashes[i];
     if (s != null
         && (held | 1) == (h | 1)
-        && Arrays.equals(chars[i], 0, chars[i].length, text, offset, offset + length)) {
+        && s.length() == length
+        && Arrays.equals(chars[i], 0, length, text, offset, offset + length)) {
       hashes[i] = held | 1;
+      hit = true;
       return s;
     }
     String made = new String(text, offset, length);
     if (s != null && (held & 1) != 0) {
       hashes[i] = held & ~1;
     } else {
+      char[] c = chars[i];
+      if (c == null || c.length < length) {
+        c = new char[Math.min(MAX_LENGTH, Math.max(16, Integer.highestOneBit(length - 1) << 1))];
+        chars[i] = c;
+      }
+      System.arraycopy(text, offset, c, 0, length);
       strings[i] = made;
-      chars[i] = Arrays.copyOfRange(text, offset, offset + length);
       hashes[i] = h & ~1;
     }
     return made;

@@ -126,7 +126,7 @@ final class TargetReader {
             }
             while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
               String address =
-                  t == JsonToken.VALUE_STRING ? text(p, cache, maxLength).trim() : "";
+                  t == JsonToken.VALUE_STRING ? text(p, "targets", cache, maxLength).trim() : "";
               if (address.isEmpty()) {
                 throw new IOException(group(where, i) + ": a target is not a non-empty string");
               }
@@ -166,13 +166,15 @@ final class TargetReader {
   }
 
   /**
-   * The current scalar's text: through {@code cache} (null for none) when it is a string, so that
-   * a value seen in the last good read is that same instance and nothing is allocated for it. A
+   * The current scalar's text, the value of {@code name}: through {@code cache} (null for none)
+   * when it is a string, so that a value held there is that same instance and nothing is
+   * allocated for it. A
    * string longer than {@code maxLength} is left to {@link JsonParser#getText()}, whose constraint
    * refuses it with the parser's own message (a string within one buffer segment is checked there
    * only).
    */
-  private static String text(JsonParser p, StringCache cache, int maxLength) throws IOException {
+  private static String text(JsonParser p, String name, StringCache cache, int maxLength)
+      throws IOException {
     if (cache == null || p.currentToken() != JsonToken.VALUE_STRING) {
       return p.getText();
     }
@@ -181,7 +183,7 @@ final class TargetReader {
     if (length > maxLength) {
       return p.getText();
     }
-    return cache.get(chars, p.getTextOffset(), length);
+    return cache.get(name, chars, p.getTextOffset(), length);
   }
 
   private static void labels(
@@ -212,7 +214,7 @@ final class TargetReader {
         names.drop(name, group(where, group));
         continue;
       }
-      labels.put(name, text(p, cache, maxLength));
+      labels.put(name, text(p, name, cache, maxLength));
       if (labels.size() > limits.maxLabelsPerTarget()) {
         throw new IOException(
             group(where, group) + ": more than " + limits.maxLabelsPerTarget() + " labels");
@@ -317,14 +319,14 @@ final class TargetReader {
               names.drop(name, active(where, i));
               continue;
             }
-            labels.put(name, text(p, cache, maxLength));
+            labels.put(name, text(p, name, cache, maxLength));
             if (labels.size() > limits.maxLabelsPerTarget()) {
               throw new IOException(
                   active(where, i) + ": more than " + limits.maxLabelsPerTarget() + " labels");
             }
           }
         } else if ("scrapePool".equals(field) && t == JsonToken.VALUE_STRING) {
-          pool = text(p, cache, maxLength);
+          pool = text(p, "scrapePool", cache, maxLength);
         } else {
           p.skipChildren();
         }

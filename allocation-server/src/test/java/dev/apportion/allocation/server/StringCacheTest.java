@@ -16,6 +16,31 @@ class StringCacheTest {
     return cache.get(buf, 2, s.length());
   }
 
+  private static String get(StringCache cache, String name, String s) {
+    char[] buf = ("<<" + s + ">>").toCharArray();
+    return cache.get(name, buf, 2, s.length());
+  }
+
+  @Test
+  void aNameWhoseValuesAreSeldomFoundPassesThemByForAWhile() {
+    StringCache cache = new StringCache();
+    for (int i = 0; i < StringCache.PROBE; i++) {
+      assertEquals("pod-" + i, get(cache, "pod", "pod-" + i));
+      assertEquals("true", get(cache, "ready", "true"));
+    }
+    String x = get(cache, "pod", "pod-x");
+    assertEquals("pod-x", x);
+    assertNotSame(x, get(cache, "pod", "pod-x"), "passed by: not kept");
+    String t = get(cache, "ready", "true");
+    assertSame(t, get(cache, "ready", "true"), "a name whose values are found keeps them");
+    assertEquals("", get(cache, "pod", ""));
+    for (int i = 0; i < StringCache.SKIP - 3; i++) {
+      get(cache, "pod", "q-" + i);
+    }
+    String y = get(cache, "pod", "pod-y");
+    assertSame(y, get(cache, "pod", "pod-y"), "probed again after SKIP values");
+  }
+
   @Test
   void anyTextComesBackEqualAndARepeatedValueAsTheSameInstance() {
     StringCache cache = new StringCache();
