@@ -33,8 +33,6 @@ final class FileSdSource implements TargetSource {
   private final LabelNames labelNames = new LabelNames();
   /** Gives back the previous read's target for every unchanged label set. */
   private final TargetInterner interner = new TargetInterner();
-  /** The values read again and again, found again without a new string. */
-  private final StringCache strings;
   private final SourceLimits limits;
   private final JsonFactory json;
   private final JsonFactory yaml;
@@ -46,7 +44,6 @@ final class FileSdSource implements TargetSource {
     this.job = job;
     this.patterns = patterns;
     this.limits = limits;
-    this.strings = new StringCache();
     this.json = TargetReader.json(limits);
     this.yaml = TargetReader.yaml(limits);
   }
@@ -95,7 +92,7 @@ final class FileSdSource implements TargetSource {
           new LimitedInputStream(
               Files.newInputStream(f), f.toString(), budget, System.nanoTime() + Long.MAX_VALUE / 2)) {
         try {
-          TargetReader.groups(in, factory, job, "__meta_filepath", f.toString(), f.toString(), labelNames, limits, interner, strings, out);
+          TargetReader.groups(in, factory, job, "__meta_filepath", f.toString(), f.toString(), labelNames, limits, interner, out);
         } catch (IOException e) {
           throw new IOException(firstLine(e.getMessage()), e);
         }

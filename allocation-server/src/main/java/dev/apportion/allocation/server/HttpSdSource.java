@@ -26,8 +26,6 @@ final class HttpSdSource implements TargetSource {
   private final LabelNames labelNames = new LabelNames();
   /** Gives back the previous read's target for every unchanged label set. */
   private final TargetInterner interner = new TargetInterner();
-  /** The values read again and again, found again without a new string. */
-  private final StringCache strings;
 
   HttpSdSource(String job, URI url, HttpClient client, Duration timeout, SourceLimits limits) {
     this(job, url, client, timeout, limits, null);
@@ -39,7 +37,6 @@ final class HttpSdSource implements TargetSource {
     this.url = url;
     this.shown = HttpFetch.redacted(url);
     this.limits = limits;
-    this.strings = new StringCache();
     this.fetch = new HttpFetch(client, timeout, limits, auth);
     this.json = TargetReader.json(limits);
   }
@@ -56,7 +53,7 @@ final class HttpSdSource implements TargetSource {
     fetch.get(
         url,
         in -> {
-          TargetReader.groups(in, json, job, "__meta_url", shown, "answer", labelNames, limits, interner, strings, out);
+          TargetReader.groups(in, json, job, "__meta_url", shown, "answer", labelNames, limits, interner, out);
           return out;
         });
     labelNames.end(describe());

@@ -93,7 +93,7 @@ final class LabelNames {
 
   /**
    * Counts an invalid label name of the read in progress, for a reader that checked it with
-   * {@link #valid} (and so names where it was read only when it is dropped).
+   * {@link #isValid} (and so puts where it was read into words only when it is dropped).
    *
    * @param name the label name, not {@linkplain #valid valid}
    * @param where where it was read, for the log line

@@ -26,8 +26,6 @@ final class PrometheusTargetsSource implements TargetSource {
   private final LabelNames labelNames = new LabelNames();
   /** Gives back the previous read's target for every unchanged label set. */
   private final TargetInterner interner = new TargetInterner();
-  /** The values read again and again, found again without a new string. */
-  private final StringCache strings;
 
   PrometheusTargetsSource(URI base, HttpClient client, Duration timeout, SourceLimits limits) {
     this(base, client, timeout, limits, null);
@@ -39,7 +37,6 @@ final class PrometheusTargetsSource implements TargetSource {
     this.url = URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/api/v1/targets?state=active");
     this.shown = HttpFetch.redacted(url);
     this.limits = limits;
-    this.strings = new StringCache();
     this.fetch = new HttpFetch(client, timeout, limits, auth);
     this.json = TargetReader.json(limits);
   }
@@ -53,7 +50,7 @@ final class PrometheusTargetsSource implements TargetSource {
   public List<Target> read() throws IOException, InterruptedException {
     labelNames.begin();
     List<Target> out =
-        fetch.get(url, in -> TargetReader.prometheus(in, json, "answer", labelNames, limits, interner, strings));
+        fetch.get(url, in -> TargetReader.prometheus(in, json, "answer", labelNames, limits, interner));
     labelNames.end(describe());
     interner.endRefresh();
     return List.copyOf(out);

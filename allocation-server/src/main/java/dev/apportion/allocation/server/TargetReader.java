@@ -25,10 +25,9 @@ import org.yaml.snakeyaml.LoaderOptions;
  * <p>Every target is made by the source's {@link TargetInterner}: a target whose labels are those
  * of the source's previous read comes back as the same instance, which the allocator recognises
  * at once, and only new or changed ones are built (the label map is reused within a group; the
- * interner copies what it keeps). Values and addresses are read, where the parser hands over its
- * characters (JSON), through the source's {@link StringCache}: a value the last good read had is
- * the same {@code String} again, not a new one. Where a target sits in the answer is put into
- * words only for an error or a dropped label.
+ * interner copies what it keeps). Where a target sits in the answer is put into words only for an
+ * error or a dropped label, and a label name instance the parser hands over again is not checked
+ * again ({@link LabelNames#isValid}).
  */
 final class TargetReader {
   /**
@@ -78,8 +77,6 @@ final class TargetReader {
    *
    * @param in the bytes, already limited in size and time
    * @param factory {@link #json} or {@link #yaml}
-   * @param strings the source's values, used with a factory that {@linkplain
-   *     JsonFactory#canUseCharArrays() hands over characters}
    * @throws IOException if malformed or over a limit, naming {@code where}
    */
   static void groups(
@@ -92,11 +89,8 @@ final class TargetReader {
       LabelNames names,
       SourceLimits limits,
       TargetInterner interner,
-      StringCache strings,
       List<Target> out)
       throws IOException {
-    StringCache cache = factory.canUseCharArrays() ? strings : null;
-    int maxLength = limits.maxStringLength();
     try (JsonParser p = factory.createParser(in)) {
       JsonToken t = p.nextToken();
       if (t == null || t == JsonToken.VALUE_NULL) {
@@ -118,15 +112,14 @@ final class TargetReader {
           String field = p.currentName();
           t = p.nextToken();
           if ("labels".equals(field)) {
-            labels(p, t, where, i, names, limits, cache, labels);
+            labels(p, t, where, i, names, limits, labels);
           } else if ("targets".equals(field)) {
             sawTargets = true;
             if (t != JsonToken.START_ARRAY) {
               throw new IOException(group(where, i) + ": targets is missing or not a list");
             }
             while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-              String address =
-                  t == JsonToken.VALUE_STRING ? text(p, "targets", cache, maxLength).trim() : "";
+              String address = t == JsonToken.VALUE_STRING ? p.getText().trim() : "";
               if (address.isEmpty()) {
                 throw new IOException(group(where, i) + ": a target is not a non-empty string");
               }
@@ -165,27 +158,6 @@ final class TargetReader {
     return where + ": group " + i;
   }
 
-  /**
-   * The current scalar's text, the value of {@code name}: through {@code cache} (null for none)
-   * when it is a string, so that a value held there is that same instance and nothing is
-   * allocated for it. A
-   * string longer than {@code maxLength} is left to {@link JsonParser#getText()}, whose constraint
-   * refuses it with the parser's own message (a string within one buffer segment is checked there
-   * only).
-   */
-  private static String text(JsonParser p, String name, StringCache cache, int maxLength)
-      throws IOException {
-    if (cache == null || p.currentToken() != JsonToken.VALUE_STRING) {
-      return p.getText();
-    }
-    char[] chars = p.getTextCharacters();
-    int length = p.getTextLength();
-    if (length > maxLength) {
-      return p.getText();
-    }
-    return cache.get(name, chars, p.getTextOffset(), length);
-  }
-
   private static void labels(
       JsonParser p,
       JsonToken t,
@@ -193,7 +165,6 @@ final class TargetReader {
       int group,
       LabelNames names,
       SourceLimits limits,
-      StringCache cache,
       Map<String, String> labels)
       throws IOException {
     if (t == JsonToken.VALUE_NULL) {
@@ -202,7 +173,6 @@ final class TargetReader {
     if (t != JsonToken.START_OBJECT) {
       throw new IOException(group(where, group) + ": labels is not an object");
     }
-    int maxLength = limits.maxStringLength();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken v = p.nextToken();
@@ -214,7 +184,7 @@ final class TargetReader {
         names.drop(name, group(where, group));
         continue;
       }
-      labels.put(name, text(p, name, cache, maxLength));
+      labels.put(name, p.getText());
       if (labels.size() > limits.maxLabelsPerTarget()) {
         throw new IOException(
             group(where, group) + ": more than " + limits.maxLabelsPerTarget() + " labels");
@@ -235,11 +205,9 @@ final class TargetReader {
       String where,
       LabelNames names,
       SourceLimits limits,
-      TargetInterner interner,
-      StringCache strings)
+      TargetInterner interner)
       throws IOException {
     List<Target> out = new ArrayList<>();
-    StringCache cache = factory.canUseCharArrays() ? strings : null;
     String status = null;
     boolean sawActive = false;
     try (JsonParser p = factory.createParser(in)) {
@@ -262,7 +230,7 @@ final class TargetReader {
             t = p.nextToken();
             if ("activeTargets".equals(d) && t == JsonToken.START_ARRAY) {
               sawActive = true;
-              activeTargets(p, where, names, limits, interner, cache, out);
+              activeTargets(p, where, names, limits, interner, out);
             } else {
               p.skipChildren();
             }
@@ -287,11 +255,9 @@ final class TargetReader {
       LabelNames names,
       SourceLimits limits,
       TargetInterner interner,
-      StringCache cache,
       List<Target> out)
       throws IOException {
     Map<String, String> labels = new LabelBuffer();
-    int maxLength = limits.maxStringLength();
     JsonToken t;
     for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
       if (t != JsonToken.START_OBJECT) {
@@ -319,14 +285,14 @@ final class TargetReader {
               names.drop(name, active(where, i));
               continue;
             }
-            labels.put(name, text(p, name, cache, maxLength));
+            labels.put(name, p.getText());
             if (labels.size() > limits.maxLabelsPerTarget()) {
               throw new IOException(
                   active(where, i) + ": more than " + limits.maxLabelsPerTarget() + " labels");
             }
           }
         } else if ("scrapePool".equals(field) && t == JsonToken.VALUE_STRING) {
-          pool = text(p, "scrapePool", cache, maxLength);
+          pool = p.getText();
         } else {
           p.skipChildren();
         }

@@ -1,8 +1,7 @@
 package dev.apportion.allocation.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +17,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** The streamed reader's values, read through a source's {@link StringCache}. */
+/**
+ * The streamed reader's values, exactly as sent, and its string limit: regression tests kept from
+ * a per-source string cache that read values as the parser's characters (measured and dropped:
+ * docs/performance.md).
+ */
 class TargetReaderTest {
   private static final String LONG = "v".repeat(300);
   private static final String ANSWER =
@@ -30,8 +33,7 @@ class TargetReaderTest {
           + "\",\"n\":5,\"b\":true,\"ready\":\"true\",\"bad-name\":\"x\"}},"
           + "{\"targets\":[\"c:1\"],\"labels\":{\"ready\":\"true\",\"pod\":\"p-1\"}}]";
 
-  private static List<Target> read(
-      String answer, JsonFactory factory, SourceLimits limits, StringCache strings)
+  private static List<Target> read(String answer, JsonFactory factory, SourceLimits limits)
       throws IOException {
     List<Target> out = new ArrayList<>();
     TargetReader.groups(
@@ -43,17 +45,14 @@ class TargetReaderTest {
         "answer",
         new LabelNames(),
         limits,
-        new TargetInterner(), // a new one each time: only the cache can share instances
-        strings,
+        new TargetInterner(),
         out);
     return out;
   }
 
   @Test
   void everyKindOfValueIsReadExactly() throws IOException {
-    StringCache strings = new StringCache();
-    List<Target> t =
-        read(ANSWER, TargetReader.json(SourceLimits.DEFAULT), SourceLimits.DEFAULT, strings);
+    List<Target> t = read(ANSWER, TargetReader.json(SourceLimits.DEFAULT), SourceLimits.DEFAULT);
     assertEquals(3, t.size());
     assertEquals("a:1", t.get(0).address(), "trimmed");
     Map<String, String> l = t.get(0).labels();
@@ -78,36 +77,61 @@ class TargetReaderTest {
   }
 
   @Test
-  void aRepeatedValueIsOneInstanceAcrossReadsAndALongOneIsNot() throws IOException {
-    StringCache strings = new StringCache();
-    JsonFactory json = TargetReader.json(SourceLimits.DEFAULT);
-    List<Target> first = read(ANSWER, json, SourceLimits.DEFAULT, strings);
-    List<Target> second = read(ANSWER, json, SourceLimits.DEFAULT, strings);
-    assertSame(first.get(2).labels().get("pod"), second.get(2).labels().get("pod"));
-    assertSame(first.get(0).labels().get("utf8"), second.get(0).labels().get("utf8"));
-    assertSame(first.get(1).address(), second.get(1).address());
-    assertNotSame(first.get(0).labels().get("long"), second.get(0).labels().get("long"));
-    assertEquals(first.get(0).labels().get("long"), second.get(0).labels().get("long"));
-    // Without a cache, a value is a new string every time.
-    List<Target> uncached = read(ANSWER, json, SourceLimits.DEFAULT, null);
-    assertNotSame(first.get(2).labels().get("pod"), uncached.get(2).labels().get("pod"));
-    assertEquals(first.get(2).labels().get("pod"), uncached.get(2).labels().get("pod"));
+  void theStringLengthLimitFailsTheReadWhateverTheValuesLength() throws IOException {
+    SourceLimits limits = new SourceLimits(1 << 20, 10, 10, 8);
+    JsonFactory json = TargetReader.json(limits);
+    String ok = "[{\"targets\":[\"a:1\"],\"labels\":{\"x\":\"12345678\"}}]";
+    assertEquals("12345678", read(ok, json, limits).get(0).labels().get("x"));
+    for (String value : List.of("123456789", "x".repeat(100), "y".repeat(5000))) {
+      String answer = "[{\"targets\":[\"a:1\"],\"labels\":{\"x\":\"" + value + "\"}}]";
+      IOException e = assertThrows(IOException.class, () -> read(answer, json, limits));
+      assertTrue(e.getMessage().contains("exceeds the maximum allowed (8"), e.getMessage());
+      String address = "[{\"targets\":[\"" + value + "\"]}]";
+      e = assertThrows(IOException.class, () -> read(address, json, limits));
+      assertTrue(e.getMessage().contains("exceeds the maximum allowed (8"), e.getMessage());
+    }
   }
 
   @Test
-  void theStringLengthLimitStillFailsTheReadWhateverTheValuesLength() throws IOException {
-    SourceLimits limits = new SourceLimits(1 << 20, 10, 10, 8);
-    JsonFactory json = TargetReader.json(limits);
-    StringCache strings = new StringCache();
-    String ok = "[{\"targets\":[\"a:1\"],\"labels\":{\"x\":\"12345678\"}}]";
-    assertEquals("12345678", read(ok, json, limits, strings).get(0).labels().get("x"));
-    for (String value : List.of("123456789", "x".repeat(100), "y".repeat(5000))) {
-      String answer = "[{\"targets\":[\"a:1\"],\"labels\":{\"x\":\"" + value + "\"}}]";
-      IOException e = assertThrows(IOException.class, () -> read(answer, json, limits, strings));
-      assertTrue(e.getMessage().contains("exceeds the maximum allowed (8"), e.getMessage());
-      String address = "[{\"targets\":[\"" + value + "\"]}]";
-      e = assertThrows(IOException.class, () -> read(address, json, limits, strings));
-      assertTrue(e.getMessage().contains("exceeds the maximum allowed (8"), e.getMessage());
+  void aNameInstanceFoundValidIsTakenAsValidAndAnInvalidOneNever() {
+    LabelNames names = new LabelNames();
+    String pod = "pod";
+    assertTrue(names.isValid(pod));
+    assertTrue(names.isValid(pod), "the same instance, found by reference");
+    assertTrue(names.isValid(new String("pod")), "an equal instance, checked");
+    for (String bad : List.of("bad-name", "", "1x", "caf\u00e9", "a.b")) {
+      assertFalse(names.isValid(bad), bad);
+      assertFalse(names.isValid(bad), "not remembered: " + bad);
+      assertEquals(LabelNames.valid(bad), names.isValid(bad));
     }
+    for (int i = 0; i < 1000; i++) {
+      String name = "n" + i;
+      assertTrue(names.isValid(name));
+      assertFalse(names.isValid(name + "-"), "slots taken by valid names do not make others valid");
+    }
+  }
+
+  @Test
+  void droppedNamesAreCountedPerRead() throws IOException {
+    LabelNames names = new LabelNames();
+    names.begin();
+    List<Target> out = new ArrayList<>();
+    String answer =
+        "[{\"targets\":[\"a:1\"],\"labels\":{\"ok\":\"1\",\"bad-1\":\"x\"}},"
+            + "{\"targets\":[\"b:1\"],\"labels\":{\"bad-1\":\"x\",\"bad.2\":\"y\"}}]";
+    TargetReader.groups(
+        new ByteArrayInputStream(answer.getBytes(StandardCharsets.UTF_8)),
+        TargetReader.json(SourceLimits.DEFAULT),
+        "j",
+        null,
+        null,
+        "answer",
+        names,
+        SourceLimits.DEFAULT,
+        new TargetInterner(),
+        out);
+    assertEquals(3, names.lastDropped());
+    assertEquals(Map.of("ok", "1", "__address__", "a:1"), out.get(0).labels());
+    assertEquals(Map.of("__address__", "b:1"), out.get(1).labels());
   }
 }
