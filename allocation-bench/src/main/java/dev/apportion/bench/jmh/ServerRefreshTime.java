@@ -80,13 +80,12 @@ public class ServerRefreshTime {
   private Allocator allocator;
 
   /**
-   * Builds the answer and serves it.
+   * The answer: Prometheus HTTP SD JSON, one group per pod with six labels.
    *
-   * @throws IOException if the server cannot start
-   * @throws InterruptedException never in practice
+   * @param targets how many targets
+   * @return the answer's bytes, UTF-8
    */
-  @Setup(Level.Trial)
-  public void serve() throws IOException, InterruptedException {
+  public static byte[] answer(int targets) {
     StringBuilder sb = new StringBuilder(targets * 280).append('[');
     for (int i = 0; i < targets; i++) {
       String ns = "ns-" + (i % 12);
@@ -99,7 +98,18 @@ public class ServerRefreshTime {
           .append("\",\"__meta_kubernetes_pod_node_name\":\"node-").append(i % 1000)
           .append("\",\"__meta_kubernetes_pod_ready\":\"true\"}}");
     }
-    byte[] answer = sb.append(']').toString().getBytes(StandardCharsets.UTF_8);
+    return sb.append(']').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Builds the answer and serves it.
+   *
+   * @throws IOException if the server cannot start
+   * @throws InterruptedException never in practice
+   */
+  @Setup(Level.Trial)
+  public void serve() throws IOException, InterruptedException {
+    byte[] answer = answer(targets);
     System.err.println("answer: " + targets + " targets, " + answer.length + " bytes");
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
     server.createContext("/sd", ex -> {

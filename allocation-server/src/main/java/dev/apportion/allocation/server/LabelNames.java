@@ -21,6 +21,11 @@ final class LabelNames {
   private String firstName;
   private String firstWhere;
   private int episodes;
+  /**
+   * Valid names checked before, by slot of their hash: a parser hands over one canonical instance
+   * per field name, so a name met at every target is checked once, then found by reference.
+   */
+  private final String[] validSeen = new String[64];
 
   /**
    * Whether {@code name} is a valid Prometheus label name. Allocates nothing.
@@ -43,6 +48,27 @@ final class LabelNames {
     return true;
   }
 
+  /**
+   * Whether {@code name} is {@linkplain #valid valid}, remembering the instances found valid so
+   * that the same instance is not checked again. Allocates nothing.
+   *
+   * @param name the name
+   * @return true if it matches {@code [a-zA-Z_][a-zA-Z0-9_]*}
+   */
+  // ReferenceEquality: only the very instance checked before is taken as checked.
+  @SuppressWarnings("ReferenceEquality")
+  boolean isValid(String name) {
+    int slot = name.hashCode() & (validSeen.length - 1);
+    if (validSeen[slot] == name) {
+      return true;
+    }
+    if (!valid(name)) {
+      return false;
+    }
+    validSeen[slot] = name;
+    return true;
+  }
+
   /** Starts counting one read. */
   void begin() {
     dropped = 0;
@@ -61,11 +87,22 @@ final class LabelNames {
     if (valid(name)) {
       return true;
     }
+    drop(name, where);
+    return false;
+  }
+
+  /**
+   * Counts an invalid label name of the read in progress, for a reader that checked it with
+   * {@link #isValid} (and so puts where it was read into words only when it is dropped).
+   *
+   * @param name the label name, not {@linkplain #valid valid}
+   * @param where where it was read, for the log line
+   */
+  void drop(String name, String where) {
     if (dropped++ == 0) {
       firstName = name;
       firstWhere = where;
     }
-    return false;
   }
 
   /**

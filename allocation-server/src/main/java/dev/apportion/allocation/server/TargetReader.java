@@ -25,7 +25,9 @@ import org.yaml.snakeyaml.LoaderOptions;
  * <p>Every target is made by the source's {@link TargetInterner}: a target whose labels are those
  * of the source's previous read comes back as the same instance, which the allocator recognises
  * at once, and only new or changed ones are built (the label map is reused within a group; the
- * interner copies what it keeps).
+ * interner copies what it keeps). Where a target sits in the answer is put into words only for an
+ * error or a dropped label, and a label name instance the parser hands over again is not checked
+ * again ({@link LabelNames#isValid}).
  */
 final class TargetReader {
   /**
@@ -100,9 +102,8 @@ final class TargetReader {
       Map<String, String> labels = new LabelBuffer();
       List<String> addresses = new ArrayList<>();
       for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
-        String at = where + ": group " + i;
         if (t != JsonToken.START_OBJECT) {
-          throw new IOException(at + " is not an object");
+          throw new IOException(group(where, i) + " is not an object");
         }
         labels.clear();
         addresses.clear();
@@ -111,16 +112,16 @@ final class TargetReader {
           String field = p.currentName();
           t = p.nextToken();
           if ("labels".equals(field)) {
-            labels(p, t, at, names, limits, labels);
+            labels(p, t, where, i, names, limits, labels);
           } else if ("targets".equals(field)) {
             sawTargets = true;
             if (t != JsonToken.START_ARRAY) {
-              throw new IOException(at + ": targets is missing or not a list");
+              throw new IOException(group(where, i) + ": targets is missing or not a list");
             }
             while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
               String address = t == JsonToken.VALUE_STRING ? p.getText().trim() : "";
               if (address.isEmpty()) {
-                throw new IOException(at + ": a target is not a non-empty string");
+                throw new IOException(group(where, i) + ": a target is not a non-empty string");
               }
               if (out.size() + addresses.size() >= limits.maxTargets()) {
                 throw new IOException(where + ": more than " + limits.maxTargets() + " targets");
@@ -132,13 +133,14 @@ final class TargetReader {
           }
         }
         if (!sawTargets) {
-          throw new IOException(at + ": targets is missing or not a list");
+          throw new IOException(group(where, i) + ": targets is missing or not a list");
         }
         if (metaName != null) {
           labels.put(metaName, metaValue);
         }
         if (labels.size() + 1 > limits.maxLabelsPerTarget()) {
-          throw new IOException(at + ": more than " + limits.maxLabelsPerTarget() + " labels");
+          throw new IOException(
+              group(where, i) + ": more than " + limits.maxLabelsPerTarget() + " labels");
         }
         for (String address : addresses) {
           labels.put("__address__", address);
@@ -151,10 +153,16 @@ final class TargetReader {
     }
   }
 
+  /** Where group {@code i} is, for a message: {@code answer: group 3}. */
+  private static String group(String where, int i) {
+    return where + ": group " + i;
+  }
+
   private static void labels(
       JsonParser p,
       JsonToken t,
-      String at,
+      String where,
+      int group,
       LabelNames names,
       SourceLimits limits,
       Map<String, String> labels)
@@ -163,20 +171,23 @@ final class TargetReader {
       return;
     }
     if (t != JsonToken.START_OBJECT) {
-      throw new IOException(at + ": labels is not an object");
+      throw new IOException(group(where, group) + ": labels is not an object");
     }
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken v = p.nextToken();
       if (!v.isScalarValue() || v == JsonToken.VALUE_NULL) {
-        throw new IOException(at + ": label " + LogSafe.text(name) + " is not a string");
+        throw new IOException(
+            group(where, group) + ": label " + LogSafe.text(name) + " is not a string");
       }
-      if (!names.keep(name, at)) {
+      if (!names.isValid(name)) {
+        names.drop(name, group(where, group));
         continue;
       }
       labels.put(name, p.getText());
       if (labels.size() > limits.maxLabelsPerTarget()) {
-        throw new IOException(at + ": more than " + limits.maxLabelsPerTarget() + " labels");
+        throw new IOException(
+            group(where, group) + ": more than " + limits.maxLabelsPerTarget() + " labels");
       }
     }
   }
@@ -249,9 +260,8 @@ final class TargetReader {
     Map<String, String> labels = new LabelBuffer();
     JsonToken t;
     for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY; i++) {
-      String at = where + ": data.activeTargets[" + i + "]";
       if (t != JsonToken.START_OBJECT) {
-        throw new IOException(at + " is not an object");
+        throw new IOException(active(where, i) + " is not an object");
       }
       labels.clear();
       String pool = null;
@@ -268,14 +278,17 @@ final class TargetReader {
               p.skipChildren();
               continue;
             }
-            if (SCRAPE_SETTING_LABELS.contains(name)
-                || name.startsWith(PARAM_PREFIX)
-                || !names.keep(name, at)) {
+            if (SCRAPE_SETTING_LABELS.contains(name) || name.startsWith(PARAM_PREFIX)) {
+              continue;
+            }
+            if (!names.isValid(name)) {
+              names.drop(name, active(where, i));
               continue;
             }
             labels.put(name, p.getText());
             if (labels.size() > limits.maxLabelsPerTarget()) {
-              throw new IOException(at + ": more than " + limits.maxLabelsPerTarget() + " labels");
+              throw new IOException(
+                  active(where, i) + ": more than " + limits.maxLabelsPerTarget() + " labels");
             }
           }
         } else if ("scrapePool".equals(field) && t == JsonToken.VALUE_STRING) {
@@ -285,17 +298,22 @@ final class TargetReader {
         }
       }
       if (!sawDiscovered) {
-        throw new IOException(at + ".discoveredLabels is missing");
+        throw new IOException(active(where, i) + ".discoveredLabels is missing");
       }
       String address = labels.getOrDefault("__address__", "").trim();
       String job = pool == null || pool.isBlank() ? labels.getOrDefault("job", "") : pool;
       if (address.isEmpty() || job.isBlank()) {
-        throw new IOException(at + " has no __address__ or no scrape pool");
+        throw new IOException(active(where, i) + " has no __address__ or no scrape pool");
       }
       if (out.size() >= limits.maxTargets()) {
         throw new IOException(where + ": more than " + limits.maxTargets() + " targets");
       }
       out.add(interner.intern(job, address, labels));
     }
+  }
+
+  /** Where active target {@code i} is, for a message: {@code answer: data.activeTargets[3]}. */
+  private static String active(String where, int i) {
+    return where + ": data.activeTargets[" + i + "]";
   }
 }
