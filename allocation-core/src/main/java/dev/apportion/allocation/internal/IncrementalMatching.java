@@ -407,11 +407,18 @@ final class IncrementalMatching {
     }
   }
 
-  /** The targets with hashes in {@code (lo, hi]}. */
+  /**
+   * The targets with hashes in {@code (lo, hi]}: one search for the upper end, then a walk back
+   * to the lower (an arc holds about {@code n / tokens} targets, under one).
+   */
   private void addRange(Assignment assignment, int n, long lo, long hi, long pos, int was,
       IntList out) {
-    addFrom(assignment, upperBound(assignment, n, lo), upperBound(assignment, n, hi), pos, was,
-        out);
+    int to = upperBound(assignment, n, hi);
+    int from = to;
+    while (from > 0 && Long.compareUnsigned(assignment.hashAt(from - 1), lo) > 0) {
+      from--;
+    }
+    addFrom(assignment, from, to, pos, was, out);
   }
 
   private void addFrom(Assignment assignment, int from, int to, long pos, int was,
