@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * stays one-sided. A change of costs alone moves nothing until a collector strays from its bound
  * by more than a slack ({@link CostChurnRule}).
  *
- * <p><b>Cost.</b> Every change re-places all targets: one merge walk of the targets (already in
+ * <p><b>Cost.</b> A change of a count placement continues the last matching
+ * ({@link IncrementalMatching}: round 1 re-run for the over-full collectors concerned, the probe
+ * rounds over round 1's rejected targets, the same result as from scratch). Any other change
+ * re-places all targets: one merge walk of the targets (already in
  * identity-hash order) against the sorted tokens, a radix sort of the proposals to over-full
  * collectors, a few short rounds for the overflow, and one array read per target to compare with
  * the current owner. The tokens are updated incrementally when collectors change. The scratch
