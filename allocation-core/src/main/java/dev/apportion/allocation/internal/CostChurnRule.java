@@ -122,19 +122,8 @@ final class CostChurnRule {
 
   /**
    * Fills the placed costs for the view: a slot keeps the cost it was last placed with while it
-   * holds the same target; a new target brings its current cost.
-   *
-   * @param assignment the view
-   * @param n how many targets the view holds
-   * @return the view's total placed cost
-   */
-  long placedCosts(Assignment assignment, int n) {
-    return placedCosts(assignment, n, null);
-  }
-
-  /**
-   * As {@link #placedCosts(Assignment, int)}, also writing each target's placed cost by its
-   * position in the view: one pass in view order, reading the hashes in order
+   * holds the same target; a new target brings its current cost. Also writes each target's
+   * placed cost by its position in the view. One pass in view order, reading the hashes in order
    * ({@link Assignment#hashAt}) and one cache line of the placed words per slot.
    *
    * @param assignment the view

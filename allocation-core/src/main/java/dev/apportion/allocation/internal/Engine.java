@@ -361,35 +361,34 @@ final class Engine implements Allocator {
    */
   @GuardedBy("lock")
   private void orphansOf(List<Member> removed, boolean[] departed, Snapshot before) {
+    JobLists[] entries = new JobLists[removed.size()];
     int count = 0;
-    for (Member m : removed) {
-      JobLists e = before.entry(m.name());
-      count += e == null ? 0 : e.count;
+    boolean listed = true;
+    for (int i = 0; i < removed.size(); i++) {
+      Member m = removed.get(i);
+      entries[i] = before.entry(m.name());
+      int held = entries[i] == null ? 0 : entries[i].count;
+      // The snapshot must list as many targets as the member holds, or some were not listed.
+      listed &= held == m.load();
+      count += held;
     }
     int[] held = new int[count];
     int n = 0;
-    boolean found = true;
-    for (Member m : removed) {
-      JobLists e = before.entry(m.name());
-      if (e == null) {
+    for (int i = 0; i < entries.length && listed; i++) {
+      if (entries[i] == null) {
         continue;
       }
-      for (String job : e.jobs()) {
-        for (Target t : e.targets(job)) {
+      for (String job : entries[i].jobs()) {
+        for (Target t : entries[i].targets(job)) {
           int s = slots.slotOfInstance(t);
-          found &= s >= 0;
-          if (s >= 0 && n < count) {
+          listed &= s >= 0;
+          if (s >= 0) {
             held[n++] = s;
           }
         }
       }
     }
-    // The snapshot's count must also match what the members hold, or some were not listed.
-    for (Member m : removed) {
-      found &= before.entry(m.name()) == null ? m.load() == 0
-          : before.entry(m.name()).count == m.load();
-    }
-    if (!found || !slots.orphansAmong(held, n, departed, orphans)) {
+    if (!listed || !slots.orphansAmong(held, n, departed, orphans)) {
       slots.orphansOf(departed, orphans);
     }
   }

@@ -59,6 +59,12 @@ final class IncrementalMatching {
   private final IntList positions = new IntList();
   private final IntList arcPositions = new IntList();
   private long[] keys = new long[64];
+  /**
+   * By entry of {@link #arcPositions}: round 1's sort-key distance, or, for a new collector's
+   * arcs, the collector that owned the arc before; {@link #keysCount} entries.
+   */
+  private long[] arcOwners = new long[64];
+  private int keysCount;
   private int[] removedSorted = new int[16];
   private int removedCount;
 
@@ -248,6 +254,7 @@ final class IncrementalMatching {
   }
 
   private void begin(IntList removed) {
+    keysCount = 0;
     touched.clear();
     touchedOwner.clear();
     for (int d = 0; d < dirtyIds.size(); d++) {
@@ -362,10 +369,6 @@ final class IncrementalMatching {
     continued++;
     return true;
   }
-
-  /** Round 1's sort-key distances (or, for new collectors' arcs, the previous owners). */
-  private long[] arcOwners = new long[64];
-  private int keysCount;
 
   /**
    * Adds to {@code out} the positions of the view's targets on member {@code m}'s arcs of the

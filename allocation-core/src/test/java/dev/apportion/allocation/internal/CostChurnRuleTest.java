@@ -40,7 +40,7 @@ class CostChurnRuleTest {
       rule = new CostChurnRule(twoSided, ring, b);
       // What the placer does around a placement: placed costs, bounds, remembered bounds.
       ring.update(members);
-      long total = rule.placedCosts(view, N);
+      long total = rule.placedCosts(view, N, null);
       b.compute(members, total, N, view, true, ring.idSpan());
       rule.remember(members, b.largestCap(members));
     }
@@ -118,14 +118,14 @@ class CostChurnRuleTest {
     f.view.cost(5, 40);
     f.view.cost(6, 50);
     // The slots keep the cost they were placed with.
-    assertEquals(N, f.rule.placedCosts(f.view, N));
+    assertEquals(N, f.rule.placedCosts(f.view, N, null));
     assertEquals(1, f.rule.placedCost(5));
     assertTrue(f.rule.unitCosts());
     // A slot forgotten (its target left, or came) brings its current cost.
     IntList five = new IntList();
     five.add(5);
     f.rule.forget(five);
-    assertEquals(N + 39, f.rule.placedCosts(f.view, N));
+    assertEquals(N + 39, f.rule.placedCosts(f.view, N, null));
     assertEquals(40, f.rule.placedCost(5));
     assertEquals(1, f.rule.placedCost(6));
     assertFalse(f.rule.unitCosts());
@@ -133,7 +133,7 @@ class CostChurnRuleTest {
     f.rule.markStale();
     f.rule.forgetPlacedCosts(f.view);
     assertFalse(f.rule.stale());
-    assertEquals(N + 39 + 49, f.rule.placedCosts(f.view, N));
+    assertEquals(N + 39 + 49, f.rule.placedCosts(f.view, N, null));
   }
 
   /**
