@@ -143,6 +143,19 @@ final class Engine implements Allocator {
     this.slots = new Slots(keyMask);
   }
 
+  /**
+   * Turns off (or on) the comparison of each target with the one given at its place in the last
+   * call: tests compare an engine without it with one with it.
+   */
+  void compareInTurn(boolean on) {
+    lock.lock();
+    try {
+      slots.compareInTurn(on);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   @Override
   public void setTargets(Collection<Target> targets) {
     Objects.requireNonNull(targets, "targets must not be null");
@@ -157,23 +170,36 @@ final class Engine implements Allocator {
       slots.beginOperation();
       slots.reserve(Math.max(slots.known(), targets.size()));
       int duplicates = 0;
+      slots.beginInput(targets.size());
       if (targets instanceof List && targets instanceof RandomAccess) {
         List<Target> list = (List<Target>) targets;
         int n = list.size();
+        int looked = 0;
         for (int from = 0; from < n; from += BATCH) {
-          // A batch at a time: first touch every target's table cell, then look each up. The
-          // touches are independent loads, so their cache misses overlap instead of queueing.
           int to = Math.min(n, from + BATCH);
-          slots.touch(list, from, to);
+          if (looked > BATCH / 4) {
+            // The last batch was mostly not in turn (a shuffled or a first input): touch every
+            // target's table cell before looking each up. The touches are independent loads, so
+            // their cache misses overlap instead of queueing.
+            slots.touch(list, from, to);
+          }
+          looked = 0;
           for (int i = from; i < to; i++) {
-            duplicates += take(list.get(i));
+            Target t = list.get(i);
+            if (!slots.takeUnchangedInTurn(t)) {
+              duplicates += take(t);
+              looked++;
+            }
           }
         }
       } else {
         for (Target t : targets) {
-          duplicates += take(t);
+          if (!slots.takeUnchangedInTurn(t)) {
+            duplicates += take(t);
+          }
         }
       }
+      slots.endInput();
       slots.settleRelabels();
       slots.dropUnseenAndOrderAdded();
       limits.forget(slots.removed());

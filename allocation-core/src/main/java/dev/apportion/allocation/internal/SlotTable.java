@@ -27,8 +27,7 @@ final class SlotTable {
 
   /**
    * Cell {@code i} is {@code cells[3i]} key, {@code cells[3i+1]} aux, {@code cells[3i+2]} the
-   * slot plus one in its low 32 bits and the epoch it was last {@linkplain #markSeen seen} in
-   * its high 32 bits.
+   * slot plus one (zero: an empty cell).
    */
   private long[] cells;
   /** The number of cells: any size (not a power of two), so the table can fit its load. */
@@ -114,48 +113,6 @@ final class SlotTable {
   }
 
   /**
-   * Marks the entry in {@code cell} as seen in {@code epoch}, in the cell itself: the caller has
-   * just read it, so this costs no further cache miss.
-   *
-   * @param cell a cell from {@link #find} or {@link #findNext}
-   * @param epoch the current epoch, &gt; 0
-   * @return false when it was already seen in this epoch
-   */
-  boolean markSeen(int cell, int epoch) {
-    long m = cells[3 * cell + 2];
-    if ((int) (m >>> 32) == epoch) {
-      return false;
-    }
-    cells[3 * cell + 2] = ((long) epoch << 32) | (m & 0xFFFF_FFFFL);
-    return true;
-  }
-
-  /**
-   * Adds the slot of every entry not seen in {@code epoch} to {@code out}: one sequential pass
-   * over the cells.
-   *
-   * @param epoch the current epoch
-   * @param out where the slots go, in cell order
-   */
-  void unseen(int epoch, IntList out) {
-    long[] c = cells;
-    for (int i = 2; i < c.length; i += 3) {
-      long m = c[i];
-      if (m != 0 && (int) (m >>> 32) != epoch) {
-        out.add((int) m - 1);
-      }
-    }
-  }
-
-  /** Forgets every entry's seen epoch (when the epochs wrap around). */
-  void clearSeen() {
-    long[] c = cells;
-    for (int i = 2; i < c.length; i += 3) {
-      c[i] &= 0xFFFF_FFFFL;
-    }
-  }
-
-  /**
    * The extra word stored in {@code cell}.
    *
    * @param cell a cell from {@link #find} or {@link #findNext}
@@ -181,13 +138,12 @@ final class SlotTable {
    * @param key the key
    * @param aux the extra word
    * @param slot the slot, &ge; 0
-   * @param epoch the epoch it counts as seen in (0: none)
    */
-  void insert(long key, long aux, int slot, int epoch) {
+  void insert(long key, long aux, int slot) {
     if (3L * (size + 1) > 2L * capacity) {
       resize(capacity * 2);
     }
-    put(cells, key, aux, ((long) epoch << 32) | (slot + 1L));
+    put(cells, key, aux, slot + 1L);
     size++;
   }
 

@@ -29,7 +29,13 @@ import java.util.Map;
  * <em>recosted</em>, not touched: its owner does not change, so the publisher only republishes
  * the members' cost totals.
  *
- * <p>Telling a known target from a new one compares numbers: a target whose identity hash finds
+ * <p>Telling a known target from a new one compares numbers. First in turn: the slots of the
+ * targets the last {@code setTargets} was given are kept in the order given, and each target of
+ * the next call is compared with the one expected at its place (the same instance, or the same
+ * hash, labels hash and cost): a refresh that lists its targets in the order it listed them last
+ * time reads memory in order, with no table probe, whatever it inserted, removed or replaced
+ * (each costs one lookup, after which the comparison in turn resumes). Otherwise by the table: a
+ * target whose identity hash finds
  * a slot with the same labels hash is that slot's target, unchanged ({@link Target#labelsHash()}
  * covers job, address and every label, so two targets that differ anywhere differ there with
  * probability 1 - 2^-64). Only when the labels hash differs are identities compared, to tell a
@@ -59,7 +65,12 @@ final class Slots implements Assignment {
   private int[] jobs = new int[16];
   private long[] costs = new long[16];
   /**
-   * By slot: what the current operation did to it, as {@code epoch << 3 | flags}; a mark of
+   * By slot: the table cell's second word ({@link #aux}), also kept here so that the comparison
+   * in turn reads it in order instead of reading the known instance.
+   */
+  private long[] auxes = new long[16];
+  /**
+   * By slot: what the current operation did to it, as {@code epoch << FLAG_BITS | flags}; a mark of
    * another epoch means nothing. One array instead of one per flag.
    */
   private int[] marks = new int[16];
@@ -68,7 +79,12 @@ final class Slots implements Assignment {
   private static final int RECOSTED = 1;
   private static final int TOUCHED = 2;
   private static final int RELABELED = 4;
-  private static final int EPOCH_MAX = (1 << 28) - 1;
+  /** Given in the current call: a second mention is a duplicate; a known slot never seen is removed. */
+  private static final int SEEN = 8;
+  /** Listed in {@link #unseen} in the current call. */
+  private static final int UNSEEN = 16;
+  private static final int FLAG_BITS = 5;
+  private static final int EPOCH_MAX = (1 << 26) - 1;
   private int highWater;
   private final IntList free = new IntList();
 
@@ -90,9 +106,28 @@ final class Slots implements Assignment {
   private boolean foundSameLabels;
   /** The table cell of the last slot {@link #find} found. */
   private int foundCell;
+  /** The slot {@link #find} found last. */
+  private int foundSlot;
+  /**
+   * The slots of the targets the last {@code setTargets} was given, in the order given
+   * ({@link #lastGivenCount} of them), and those of the current call as it proceeds: the next
+   * call's targets are first compared with the target given at the same place in this one, in
+   * turn, which reads memory in order instead of probing the table at random.
+   */
+  private int[] lastGiven = new int[0];
+  private int lastGivenCount;
+  private int[] given = new int[0];
+  private int givenCount;
+  /** Where in {@link #lastGiven} the next target given is expected. */
+  private int cursor;
+  /** Whether targets are compared in turn at all (tests turn it off to compare both paths). */
+  private boolean inTurn = true;
+  /** By slot: its place in the last call's input (or, once given in this call, in this one's). */
+  private int[] positions = new int[16];
+  /** The known slots not given in the current call, in {@link TargetOrder}: the removed ones. */
+  private final IntList unseen = new IntList();
   /** Known slots (not added in this call) marked seen in this call. */
   private int seenKnown;
-  private final IntList unseen = new IntList();
   // The journal of the current operation.
   private final IntList touched = new IntList();
   private final IntList added = new IntList();
@@ -247,19 +282,18 @@ final class Slots implements Assignment {
 
   private boolean has(int slot, int flag) {
     int m = marks[slot];
-    return (m >>> 3) == epoch && (m & flag) != 0;
+    return (m >>> FLAG_BITS) == epoch && (m & flag) != 0;
   }
 
   private void mark(int slot, int flag) {
     int m = marks[slot];
-    marks[slot] = (m >>> 3) == epoch ? m | flag : epoch << 3 | flag;
+    marks[slot] = (m >>> FLAG_BITS) == epoch ? m | flag : epoch << FLAG_BITS | flag;
   }
 
   /** Starts an operation: a new epoch for {@link #markFoundSeen} and the journal. */
   void beginOperation() {
     if (++epoch == EPOCH_MAX) {
       Arrays.fill(marks, 0);
-      table.clearSeen();
       epoch = 1;
     }
     seenKnown = 0;
@@ -303,7 +337,8 @@ final class Slots implements Assignment {
         foundSame = true;
         foundSameLabels = true;
         foundCell = cell;
-        return table.slotAt(cell);
+        foundSlot = table.slotAt(cell);
+        return foundSlot;
       }
       int s = table.slotAt(cell);
       if (relabel < 0) {
@@ -313,6 +348,7 @@ final class Slots implements Assignment {
           relabel = s;
           foundSameLabels = sameLabels;
           foundCell = cell;
+          foundSlot = s;
         }
       }
       cell = table.findNext(key, cell);
@@ -342,11 +378,118 @@ final class Slots implements Assignment {
    * returns false when it already was (a duplicate).
    */
   boolean markFoundSeen() {
-    if (!table.markSeen(foundCell, epoch)) {
+    int s = foundSlot;
+    recordGiven(s, true);
+    if (has(s, SEEN)) {
       return false;
     }
+    mark(s, SEEN);
     seenKnown++;
     return true;
+  }
+
+  /**
+   * Starts taking the targets of a {@code setTargets} call, {@code n} of them: the comparison in
+   * turn ({@link #takeUnchangedInTurn}) starts at the last call's first target.
+   */
+  void beginInput(int n) {
+    if (given.length < n) {
+      given = new int[withHeadroom(n)];
+    }
+    givenCount = 0;
+    cursor = 0;
+  }
+
+  /**
+   * Takes {@code t} when it is, unchanged, the target the last call was given at the place
+   * expected next (the same instance, or an equal one with the same labels and cost): marks its
+   * slot seen and returns true, having read no table. Otherwise returns false and changes
+   * nothing; the caller then takes {@code t} through {@link #find}. A refresh that lists the same
+   * targets in the same order, whatever it inserted, removed or changed among them, compares
+   * most of them this way: the last call's slots, their hashes and their instances are read in
+   * order. The same slot given twice is left to {@link #find}, which tells the duplicate.
+   */
+  @SuppressWarnings("ReferenceEquality") // the same instance first, then an equal one
+  boolean takeUnchangedInTurn(Target t) {
+    if (cursor >= lastGivenCount || !inTurn) {
+      return false;
+    }
+    int s = lastGiven[cursor];
+    Target known = targets[s];
+    if (known != t && (known == null || hashes[s] != t.hash()
+        || auxes[s] != aux(t.labelsHash(), t.cost()))) {
+      return false;
+    }
+    if (has(s, SEEN)) {
+      return false;
+    }
+    mark(s, SEEN);
+    seenKnown++;
+    cursor++;
+    positions[s] = givenCount;
+    given[givenCount++] = s;
+    return true;
+  }
+
+  /**
+   * Records the slot of the next target given, taken by {@link #find} or {@link #add}, and moves
+   * the comparison in turn past it: a known target was last given at {@link #positions}, so the
+   * next target is expected after it (an insertion, a deletion or a move costs one lookup); a new
+   * one is taken to replace the target expected (a replacement in place costs none).
+   */
+  private void recordGiven(int s, boolean known) {
+    if (known && positions[s] < lastGivenCount && lastGiven[positions[s]] == s) {
+      cursor = positions[s] + 1;
+    } else {
+      cursor++;
+    }
+    positions[s] = givenCount;
+    if (givenCount == given.length) {
+      given = Arrays.copyOf(given, withHeadroom(givenCount + 1));
+    }
+    given[givenCount++] = s;
+  }
+
+  /** Turns the comparison in turn off or on: for tests, which compare both paths. */
+  void compareInTurn(boolean on) {
+    inTurn = on;
+  }
+
+  /**
+   * Ends the input of a {@code setTargets} call: lists the known slots it did not give (every
+   * known slot was given in the last call, so a pass over that input, in slot order much as it was
+   * filled, finds them without walking the order), and makes the input the last call's, for the
+   * next.
+   */
+  void endInput() {
+    unseen.clear();
+    int missing = order.size() - seenKnown;
+    if (missing > 0) {
+      int[] last = lastGiven;
+      for (int i = 0; i < lastGivenCount && unseen.size() < missing; i++) {
+        int s = last[i];
+        if (!has(s, SEEN) && !has(s, UNSEEN)) {
+          mark(s, UNSEEN);
+          unseen.add(s);
+        }
+      }
+      if (unseen.size() != missing) {
+        // Not every known slot was in the last input (never so in practice): walk the order.
+        unseen.clear();
+        int[] o = order.array();
+        for (int i = 0; i < order.size(); i++) {
+          if (!has(o[i], SEEN)) {
+            unseen.add(o[i]);
+          }
+        }
+      }
+      sorter.sort(unseen.array(), unseen.size(), hashes, targets);
+    }
+    int[] g = lastGiven;
+    lastGiven = given;
+    lastGivenCount = givenCount;
+    given = g;
+    givenCount = 0;
   }
 
   /** A new target: a slot, unassigned, given in this call, journaled as new. */
@@ -366,9 +509,13 @@ final class Slots implements Assignment {
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
     costs[slot] = t.cost();
-    table.insert(t.hash() & keyMask, aux(t.labelsHash(), t.cost()), slot, epoch);
+    long aux = aux(t.labelsHash(), t.cost());
+    auxes[slot] = aux;
+    table.insert(t.hash() & keyMask, aux, slot);
+    mark(slot, SEEN);
     journal(slot, NEW);
     added.add(slot);
+    recordGiven(slot, false);
     return slot;
   }
 
@@ -404,7 +551,9 @@ final class Slots implements Assignment {
   void recost(int slot, Target t) {
     targets[slot] = t;
     setCost(slot, t.cost());
-    table.setAux(foundCell, aux(t.labelsHash(), t.cost()));
+    long aux = aux(t.labelsHash(), t.cost());
+    auxes[slot] = aux;
+    table.setAux(foundCell, aux);
   }
 
   private void setCost(int slot, long cost) {
@@ -424,6 +573,7 @@ final class Slots implements Assignment {
   }
 
   private void setAux(int slot, long aux) {
+    auxes[slot] = aux;
     long key = hashes[slot] & keyMask;
     for (int cell = table.find(key); cell >= 0; cell = table.findNext(key, cell)) {
       if (table.slotAt(cell) == slot) {
@@ -440,46 +590,43 @@ final class Slots implements Assignment {
    */
   void dropUnseenAndOrderAdded() {
     int n = order.size();
-    boolean anyRemoved = seenKnown < n;
     seenKnown = 0;
-    if (!anyRemoved && added.isEmpty()) {
+    if (unseen.isEmpty() && added.isEmpty()) {
       return;
     }
-    // The unseen slots come from one sequential pass over the table, then in order: the order is
-    // filtered by walking both lists, with no per-slot lookup.
-    unseen.clear();
-    if (anyRemoved) {
-      table.unseen(epoch, unseen);
-      sorter.sort(unseen.array(), unseen.size(), hashes, targets);
-    }
     sorter.sort(added.array(), added.size(), hashes, targets);
-    // In place, so a small change allocates nothing: drop the unseen slots while compacting the
-    // order forward, then merge the added ones in from the back.
+    // In place, so a small change allocates nothing and moves the order's arrays in bulk: each
+    // unseen slot is found by a binary search of the order's hashes, the runs between them are
+    // moved forward; then each added slot's place is found the same way, from the back, and the
+    // runs after it are moved back.
     int[] o = order.array();
     long[] oh = orderHashes;
     int[] gone = unseen.array();
-    int goneCount = unseen.size();
-    int g = 0;
     int w = 0;
-    for (int i = 0; i < n; i++) {
-      int s = o[i];
-      if (g < goneCount && gone[g] == s) {
-        g++;
-        int owner = owners[s];
-        journal(s, owner);
-        if (owner >= 0) {
-          membersById[owner].remove(jobs[s], costs[s]);
-        }
-        owners[s] = REMOVED;
-        removed.add(s);
-        continue;
+    int r = 0;
+    for (int g = 0; g < unseen.size(); g++) {
+      int s = gone[g];
+      int p = positionInOrder(s, r, n);
+      int run = p - r;
+      if (w != r) {
+        System.arraycopy(o, r, o, w, run);
+        System.arraycopy(oh, r, oh, w, run);
       }
-      oh[w] = oh[i];
-      o[w++] = s;
+      w += run;
+      r = p + 1;
+      int owner = owners[s];
+      journal(s, owner);
+      if (owner >= 0) {
+        membersById[owner].remove(jobs[s], costs[s]);
+      }
+      owners[s] = REMOVED;
+      removed.add(s);
     }
-    if (g != goneCount) {
-      throw new IllegalStateException("unseen slots out of order: " + g + " of " + goneCount);
+    if (w != r) {
+      System.arraycopy(o, r, o, w, n - r);
+      System.arraycopy(oh, r, oh, w, n - r);
     }
+    w += n - r;
     int[] ad = added.array();
     int a = added.size();
     int total = w + a;
@@ -492,24 +639,63 @@ final class Slots implements Assignment {
       orderHashes = Arrays.copyOf(oh, o.length);
       oh = orderHashes;
     }
-    // Merged from the back, comparing the dense hashes of the order with the new slots' (the
-    // tie-break reads targets only for equal hashes).
-    int r = w - 1;
-    for (int x = total - 1; a > 0; x--) {
+    int end = w; // o[0 .. end) still to place; the rest is final
+    for (int x = total; a > 0; a--) {
       int add = ad[a - 1];
-      long h = hashes[add];
-      int c = r < 0 ? 1 : Long.compareUnsigned(h, oh[r]);
-      if (c < 0 || (c == 0 && SlotOrder.compare(add, o[r], hashes, targets) < 0)) {
-        oh[x] = oh[r];
-        o[x] = o[r--];
-      } else {
-        oh[x] = h;
-        o[x] = add;
-        a--;
-      }
+      int p = insertionPoint(add, end);
+      int run = end - p;
+      x -= run;
+      System.arraycopy(o, p, o, x, run);
+      System.arraycopy(oh, p, oh, x, run);
+      x--;
+      o[x] = add;
+      oh[x] = hashes[add];
+      end = p;
     }
     order.setSize(total);
     unseen.reset();
+  }
+
+  /** Where slot {@code s} is in the order, searched in {@code [from, to)}, where it must be. */
+  private int positionInOrder(int s, int from, int to) {
+    long h = hashes[s];
+    long[] oh = orderHashes;
+    int lo = from;
+    int hi = to;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(oh[mid], h) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    int[] o = order.array();
+    for (int i = lo; i < to && oh[i] == h; i++) {
+      if (o[i] == s) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("slot " + s + " is not in the order");
+  }
+
+  /** The first place in {@code order[0 .. end)} holding a slot after {@code s} in the order. */
+  private int insertionPoint(int s, int end) {
+    long h = hashes[s];
+    long[] oh = orderHashes;
+    int[] o = order.array();
+    int lo = 0;
+    int hi = end;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      int c = Long.compareUnsigned(oh[mid], h);
+      if (c < 0 || (c == 0 && SlotOrder.compare(o[mid], s, hashes, targets) <= 0)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   /**
@@ -698,7 +884,9 @@ final class Slots implements Assignment {
     owners = Arrays.copyOf(owners, n);
     jobs = Arrays.copyOf(jobs, n);
     costs = Arrays.copyOf(costs, n);
+    auxes = Arrays.copyOf(auxes, n);
     marks = Arrays.copyOf(marks, n);
     previousOwners = Arrays.copyOf(previousOwners, n);
+    positions = Arrays.copyOf(positions, n);
   }
 }

@@ -43,7 +43,7 @@ class SlotTableTest {
         if (live.isEmpty() || random.nextInt(3) > 0) {
           long key = random.nextInt(distinctKeys) * 0x100000001L;
           int slot = nextSlot++;
-          table.insert(key, slot, slot, 0);
+          table.insert(key, slot, slot);
           model.computeIfAbsent(key, k -> new TreeSet<>()).add(slot);
           live.add(new long[] {key, slot});
         } else {
@@ -67,44 +67,9 @@ class SlotTableTest {
   }
 
   @Test
-  void seenMarksLiveInTheCellAndSurviveGrowthAndRemoval() {
-    SlotTable table = new SlotTable();
-    for (int slot = 0; slot < 100; slot++) {
-      table.insert(slot % 7, slot, slot, slot < 10 ? 5 : 0);
-    }
-    for (int slot = 10; slot < 50; slot++) {
-      int cell = table.find(slot % 7);
-      while (table.slotAt(cell) != slot) {
-        cell = table.findNext(slot % 7, cell);
-      }
-      org.junit.jupiter.api.Assertions.assertTrue(table.markSeen(cell, 5));
-      org.junit.jupiter.api.Assertions.assertFalse(table.markSeen(cell, 5), "seen twice");
-    }
-    table.remove(3, 3);
-    table.remove(4 % 7, 60);
-    IntList unseen = new IntList();
-    table.unseen(5, unseen);
-    TreeSet<Integer> got = new TreeSet<>();
-    for (int i = 0; i < unseen.size(); i++) {
-      got.add(unseen.get(i));
-    }
-    TreeSet<Integer> expected = new TreeSet<>();
-    for (int slot = 50; slot < 100; slot++) {
-      if (slot != 60) {
-        expected.add(slot);
-      }
-    }
-    assertEquals(expected, got);
-    table.clearSeen();
-    unseen.clear();
-    table.unseen(5, unseen);
-    assertEquals(98, unseen.size(), "after clearSeen nothing counts as seen");
-  }
-
-  @Test
   void removingAnAbsentEntryIsAnError() {
     SlotTable table = new SlotTable();
-    table.insert(5, 0, 1, 0);
+    table.insert(5, 0, 1);
     assertThrows(IllegalStateException.class, () -> table.remove(5, 2));
     assertThrows(IllegalStateException.class, () -> table.remove(6, 1));
     assertEquals(1, table.size());
