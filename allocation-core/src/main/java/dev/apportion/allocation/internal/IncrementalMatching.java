@@ -378,6 +378,20 @@ final class IncrementalMatching {
    */
   private void arcsOf(Member m, Assignment assignment, int n, IntList out, boolean[] isAdded) {
     int id = m.id();
+    if (isAdded == null) {
+      // The member's tokens, grouped once per ring, in ring order: no search for each.
+      ring.indexByMember();
+      for (int k = ring.groupFrom(id); k < ring.groupTo(id); k++) {
+        int t = ring.groupedToken(k);
+        long pos = ring.positionAt(t);
+        if (t > 0 && ring.positionAt(t - 1) == pos) {
+          // Another collector's token at the same position comes first: this one owns nothing.
+          continue;
+        }
+        arc(t, pos, -1, assignment, n, out);
+      }
+      return;
+    }
     int size = ring.size();
     int tokens = ring.tokensFor(m.capacity());
     for (int j = 0; j < tokens; j++) {
@@ -387,25 +401,29 @@ final class IncrementalMatching {
         // Another collector's token at the same position comes first: this one owns nothing.
         continue;
       }
-      long pred = ring.positionAt(t == 0 ? size - 1 : t - 1);
-      int was = -1;
-      if (isAdded != null) {
-        int u = t;
-        do {
-          u = u + 1 == size ? 0 : u + 1;
-        } while (isAdded[ring.idAt(u)] && u != t);
-        was = ring.idAt(u);
-      }
-      long hi = pos | TokenRing.ID_MASK;
-      long lo = pred | TokenRing.ID_MASK;
-      if (Long.compareUnsigned(lo, hi) < 0) {
-        addRange(assignment, n, lo, hi, pos, was, out);
-      } else {
-        // The arc wraps past the top of the ring: (pred, max] and [0, pos].
-        addRange(assignment, n, lo, -1L, pos, was, out);
-        if (n > 0 && Long.compareUnsigned(assignment.hashAt(0), hi) <= 0) {
-          addFrom(assignment, 0, upperBound(assignment, n, hi), pos, was, out);
-        }
+      int u = t;
+      do {
+        u = u + 1 == size ? 0 : u + 1;
+      } while (isAdded[ring.idAt(u)] && u != t);
+      arc(t, pos, ring.idAt(u), assignment, n, out);
+    }
+  }
+
+  /**
+   * The targets of token {@code t}'s arc, at {@code pos}: from the previous token's position
+   * (exclusive) to its own (inclusive), wrapping past the top of the ring.
+   */
+  private void arc(int t, long pos, int was, Assignment assignment, int n, IntList out) {
+    long pred = ring.positionAt(t == 0 ? ring.size() - 1 : t - 1);
+    long hi = pos | TokenRing.ID_MASK;
+    long lo = pred | TokenRing.ID_MASK;
+    if (Long.compareUnsigned(lo, hi) < 0) {
+      addRange(assignment, n, lo, hi, pos, was, out);
+    } else {
+      // The arc wraps past the top of the ring: (pred, max] and [0, pos].
+      addRange(assignment, n, lo, -1L, pos, was, out);
+      if (n > 0 && Long.compareUnsigned(assignment.hashAt(0), hi) <= 0) {
+        addFrom(assignment, 0, upperBound(assignment, n, hi), pos, was, out);
       }
     }
   }

@@ -394,7 +394,11 @@ final class Slots implements Assignment {
    */
   void beginInput(int n) {
     if (given.length < n) {
+      // Both buffers at once: the call after the first would otherwise size the second.
       given = new int[withHeadroom(n)];
+      if (lastGiven.length < n) {
+        lastGiven = Arrays.copyOf(lastGiven, given.length);
+      }
     }
     givenCount = 0;
     cursor = 0;

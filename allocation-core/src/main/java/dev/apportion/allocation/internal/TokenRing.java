@@ -38,6 +38,14 @@ final class TokenRing {
   private Members ringFor;
   /** By member id: the member of the last {@link #update}, or null. */
   private Member[] byId = new Member[0];
+  /**
+   * The token indices grouped by member id, each group ascending: id {@code i}'s are
+   * {@code tokensById[byIdStart[i] .. byIdStart[i + 1])}. Built on demand ({@link
+   * #indexByMember}), forgotten when the ring changes.
+   */
+  private int[] tokensById = new int[0];
+  private int[] byIdStart = new int[0];
+  private boolean byIdBuilt;
 
   /**
    * An empty ring.
@@ -160,6 +168,68 @@ final class TokenRing {
       ringCapacity[m.id()] = m.capacity();
     }
     ringFor = members;
+    byIdBuilt = false;
+  }
+
+  /**
+   * Groups the token indices by member id, once per ring: one counting pass and one filling pass
+   * over the tokens, so that a member's tokens are then listed without a search each.
+   */
+  void indexByMember() {
+    if (byIdBuilt) {
+      return;
+    }
+    int span = byId.length;
+    if (byIdStart.length < span + 1) {
+      byIdStart = new int[span + 1];
+    } else {
+      Arrays.fill(byIdStart, 0, span + 1, 0);
+    }
+    if (tokensById.length < count) {
+      tokensById = new int[tokens.length];
+    }
+    for (int t = 0; t < count; t++) {
+      byIdStart[(int) (tokens[t] & ID_MASK) + 1]++;
+    }
+    for (int i = 0; i < span; i++) {
+      byIdStart[i + 1] += byIdStart[i];
+    }
+    int[] fill = Arrays.copyOf(byIdStart, span);
+    for (int t = 0; t < count; t++) {
+      tokensById[fill[(int) (tokens[t] & ID_MASK)]++] = t;
+    }
+    byIdBuilt = true;
+  }
+
+  /**
+   * Where member {@code id}'s tokens start in the grouping of {@link #indexByMember}, which must
+   * have been called since the last {@link #update}.
+   *
+   * @param id a member id below {@link #idSpan()}
+   * @return an index for {@link #groupedToken}
+   */
+  int groupFrom(int id) {
+    return byIdStart[id];
+  }
+
+  /**
+   * Where member {@code id}'s tokens end (exclusive) in the grouping of {@link #indexByMember}.
+   *
+   * @param id a member id below {@link #idSpan()}
+   * @return an index for {@link #groupedToken}
+   */
+  int groupTo(int id) {
+    return byIdStart[id + 1];
+  }
+
+  /**
+   * The token index at {@code k} of the grouping of {@link #indexByMember}.
+   *
+   * @param k from {@link #groupFrom} to {@link #groupTo} of some id
+   * @return a token index
+   */
+  int groupedToken(int k) {
+    return tokensById[k];
   }
 
   /** Whether the ring's tokens for {@code id} belong to the member that has it now. */
