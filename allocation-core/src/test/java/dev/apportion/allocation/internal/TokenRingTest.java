@@ -129,8 +129,33 @@ class TokenRingTest {
         for (Member m : members) {
           assertSame(m, ring.member(m.id()));
         }
+        if (step % 3 != 2) {
+          // Grouped on most steps, so a grouping left from before an update would show.
+          assertGroupedByMember(ring, "seed " + seed + " step " + step);
+        }
       }
     }
+  }
+
+  /** The tokens grouped by member id list exactly each id's token indices, ascending. */
+  private static void assertGroupedByMember(TokenRing ring, String where) {
+    ring.indexByMember();
+    int listed = 0;
+    for (int id = 0; id < ring.idSpan(); id++) {
+      List<Integer> expected = new ArrayList<>();
+      for (int t = 0; t < ring.size(); t++) {
+        if (ring.idAt(t) == id) {
+          expected.add(t);
+        }
+      }
+      List<Integer> grouped = new ArrayList<>();
+      for (int k = ring.groupFrom(id); k < ring.groupTo(id); k++) {
+        grouped.add(ring.groupedToken(k));
+      }
+      assertEquals(expected, grouped, where + " id " + id);
+      listed += grouped.size();
+    }
+    assertEquals(ring.size(), listed, where);
   }
 
   private static Member member(String name, double capacity, int id) {
