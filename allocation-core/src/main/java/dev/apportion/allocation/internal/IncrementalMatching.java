@@ -200,7 +200,7 @@ final class IncrementalMatching {
       // Their targets, found on the ring before it changes, then given their new owners.
       arcPositions.clear();
       for (Member x : change.removed()) {
-        arcsOf(x, assignment, n, arcPositions, null);
+        arcsOf(x, assignment, n, arcPositions, null, false);
       }
       ring.update(after);
       if (BoundedMatching.idBits(ring.idSpan()) != idBits) {
@@ -238,7 +238,7 @@ final class IncrementalMatching {
       for (Member y : change.added()) {
         arcPositions.clear();
         keysCount = 0;
-        arcsOf(y, assignment, n, arcPositions, isAdded);
+        arcsOf(y, assignment, n, arcPositions, isAdded, false);
         for (int p = 0; p < arcPositions.size(); p++) {
           int i = arcPositions.get(p);
           int was = (int) arcOwners[p];
@@ -295,6 +295,10 @@ final class IncrementalMatching {
       invalidate();
       return false;
     }
+    // Many collectors to re-run (a change of targets all over the ring): list their tokens from
+    // the ring grouped by member, built once per ring in two passes over it; a few (a collector
+    // change): find each token by a search, which costs less than grouping a ring just rebuilt.
+    boolean grouped = ring.indexedByMember() || 4L * dirtyIds.size() > members.size();
     for (int d = 0; d < dirtyIds.size(); d++) {
       int id = dirtyIds.get(d);
       dirty[id] = false;
@@ -319,7 +323,7 @@ final class IncrementalMatching {
       // Over-full: keep the cap closest, by round 1's sort key.
       arcPositions.clear();
       keysCount = 0;
-      arcsOf(m, assignment, n, arcPositions, null);
+      arcsOf(m, assignment, n, arcPositions, null, grouped);
       if (arcPositions.size() != offered[id]) {
         // Cannot happen while the state is right; if it does, the full placement is.
         abandoned++;
@@ -375,10 +379,14 @@ final class IncrementalMatching {
    * current ring, and records for each, in {@link #arcOwners}, its distance to the arc's token
    * or, when {@code isAdded} is given, the collector that owned the arc before the tokens of
    * {@code isAdded}'s members were added (the next token clockwise that is not one of theirs).
+   * {@code grouped}: the member's tokens are taken from the ring's grouping by member
+   * ({@link TokenRing#indexByMember}), in ring order, instead of a search for each (the arcs are
+   * the same; their order differs, which the callers that pass it sort away).
    */
-  private void arcsOf(Member m, Assignment assignment, int n, IntList out, boolean[] isAdded) {
+  private void arcsOf(Member m, Assignment assignment, int n, IntList out, boolean[] isAdded,
+      boolean grouped) {
     int id = m.id();
-    if (isAdded == null) {
+    if (grouped) {
       // The member's tokens, grouped once per ring, in ring order: no search for each.
       ring.indexByMember();
       for (int k = ring.groupFrom(id); k < ring.groupTo(id); k++) {
@@ -401,11 +409,15 @@ final class IncrementalMatching {
         // Another collector's token at the same position comes first: this one owns nothing.
         continue;
       }
-      int u = t;
-      do {
-        u = u + 1 == size ? 0 : u + 1;
-      } while (isAdded[ring.idAt(u)] && u != t);
-      arc(t, pos, ring.idAt(u), assignment, n, out);
+      int was = -1;
+      if (isAdded != null) {
+        int u = t;
+        do {
+          u = u + 1 == size ? 0 : u + 1;
+        } while (isAdded[ring.idAt(u)] && u != t);
+        was = ring.idAt(u);
+      }
+      arc(t, pos, was, assignment, n, out);
     }
   }
 

@@ -202,6 +202,15 @@ final class TokenRing {
   }
 
   /**
+   * Whether {@link #indexByMember} has grouped the current ring's tokens.
+   *
+   * @return true when the grouping is there
+   */
+  boolean indexedByMember() {
+    return byIdBuilt;
+  }
+
+  /**
    * Where member {@code id}'s tokens start in the grouping of {@link #indexByMember}, which must
    * have been called since the last {@link #update}.
    *
