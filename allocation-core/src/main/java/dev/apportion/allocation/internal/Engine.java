@@ -11,13 +11,12 @@ import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.RandomAccess;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -266,24 +265,23 @@ final class Engine implements Allocator {
     lastDuplicates = duplicates;
   }
 
+  private static final Comparator<Collector> BY_NAME = Comparator.comparing(Collector::name);
+
   @Override
   public void setCollectors(Collection<Collector> collectors) {
     Objects.requireNonNull(collectors, "collectors must not be null");
-    TreeMap<String, Collector> byName = new TreeMap<>();
-    for (Collector c : collectors) {
+    Collector[] given = collectors.toArray(new Collector[0]);
+    for (Collector c : given) {
       Objects.requireNonNull(c, "collectors must not contain null");
-      if (byName.put(c.name(), c) != null) {
-        throw new IllegalArgumentException("duplicate collector name '" + c.name()
-            + "': collector names must be unique within one setCollectors call");
-      }
     }
     checkNotInListener();
     lock.lock();
     try {
       long start = System.nanoTime();
+      Collector[] byName = inNameOrder(given);
       Snapshot before = snapshot;
       slots.beginOperation();
-      if (byName.isEmpty()) {
+      if (byName.length == 0) {
         if (!members.isEmpty() && !blipWarned) {
           LOG.warn("[{}] the collector set went empty; treating it as a transient blip: the last "
               + "assignment ({} collectors, {} targets) stands until a non-empty set arrives, "
@@ -297,7 +295,7 @@ final class Engine implements Allocator {
       }
       if (blipWarned) {
         LOG.info("[{}] collectors are back after an empty set: {} collectors (there were {}); "
-            + "the blip is over and targets are placed on them again", strategy, byName.size(),
+            + "the blip is over and targets are placed on them again", strategy, byName.length,
             members.size());
         blipWarned = false;
       }
@@ -310,18 +308,67 @@ final class Engine implements Allocator {
     }
   }
 
+  /**
+   * The collectors given, in name order; throws on a repeated name. The members are in name
+   * order already: a known collector takes its member's place, found by name, and only the new
+   * ones are sorted and merged in, so a set that changed little costs O(n), whatever order it
+   * comes in.
+   */
+  @GuardedBy("lock")
+  private Collector[] inNameOrder(Collector[] given) {
+    Collector[] known = new Collector[members.size()];
+    List<Collector> fresh = new ArrayList<>();
+    for (Collector c : given) {
+      Member m = members.byName(c.name());
+      if (m == null) {
+        fresh.add(c);
+      } else if (known[m.index()] != null) {
+        throw duplicate(c);
+      } else {
+        known[m.index()] = c;
+      }
+    }
+    fresh.sort(BY_NAME);
+    for (int i = 1; i < fresh.size(); i++) {
+      if (fresh.get(i - 1).name().equals(fresh.get(i).name())) {
+        throw duplicate(fresh.get(i));
+      }
+    }
+    Collector[] out = new Collector[given.length];
+    int w = 0;
+    int f = 0;
+    for (Collector c : known) {
+      if (c == null) {
+        continue;
+      }
+      while (f < fresh.size() && fresh.get(f).name().compareTo(c.name()) < 0) {
+        out[w++] = fresh.get(f++);
+      }
+      out[w++] = c;
+    }
+    while (f < fresh.size()) {
+      out[w++] = fresh.get(f++);
+    }
+    return out;
+  }
+
+  private static IllegalArgumentException duplicate(Collector c) {
+    return new IllegalArgumentException("duplicate collector name '" + c.name()
+        + "': collector names must be unique within one setCollectors call");
+  }
+
   /** Applies a non-empty collector set; returns the members that left (ids still reserved). */
   @GuardedBy("lock")
-  private List<Member> applyCollectors(SortedMap<String, Collector> byName, long start,
+  private List<Member> applyCollectors(Collector[] byName, long start,
       Snapshot before) {
     boolean first = members.isEmpty();
-    Member[] next = new Member[byName.size()];
+    Member[] next = new Member[byName.length];
     List<Member> added = new ArrayList<>();
     List<Member> renodedMembers = new ArrayList<>();
     List<Member> reweighted = new ArrayList<>();
     boolean valueChanged = false;
     int i = 0;
-    for (Collector c : byName.values()) {
+    for (Collector c : byName) {
       Member m = members.byName(c.name());
       if (m == null) {
         m = new Member(c, newId());
@@ -341,9 +388,14 @@ final class Engine implements Allocator {
       limits.apply(m);
       next[i++] = m;
     }
+    // The members that left: both lists are in name order, so one walk over the two.
     List<Member> removed = new ArrayList<>();
+    int g = 0;
     for (Member m : members) {
-      if (!byName.containsKey(m.name())) {
+      while (g < byName.length && byName[g].name().compareTo(m.name()) < 0) {
+        g++;
+      }
+      if (g == byName.length || !byName[g].name().equals(m.name())) {
         removed.add(m);
       }
     }

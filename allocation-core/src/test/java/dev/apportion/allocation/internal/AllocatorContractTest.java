@@ -209,6 +209,13 @@ abstract class AllocatorContractTest {
             Collector.of("x", "n2"))));
     assertTrue(e.getMessage().contains("'x'"), e.getMessage());
     assertSame(before, a.snapshot());
+    // A known collector's name twice (its member found by name twice), in any order.
+    Collector known = collectors(3).get(1);
+    List<Collector> twice = new ArrayList<>(collectors(3));
+    twice.add(0, Collector.of(known.name(), "elsewhere"));
+    e = assertThrows(IllegalArgumentException.class, () -> a.setCollectors(twice));
+    assertTrue(e.getMessage().contains("'" + known.name() + "'"), e.getMessage());
+    assertSame(before, a.snapshot());
     assertThrows(NullPointerException.class, () -> a.setCollectors(null));
     assertThrows(NullPointerException.class,
         () -> a.setCollectors(java.util.Arrays.asList(Collector.of("a"), null)));
