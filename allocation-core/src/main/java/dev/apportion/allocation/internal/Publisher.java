@@ -3,7 +3,6 @@ package dev.apportion.allocation.internal;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedSet;
-import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
@@ -141,14 +140,6 @@ final class Publisher {
       }
     }
     TargetTable table = before.table.apply(tableTargets, tableOwners, w);
-    ImmutableSortedSet<Collector> collectorSet = before.collectors;
-    if (collectorsChanged) {
-      ImmutableSortedSet.Builder<Collector> b = ImmutableSortedSet.naturalOrder();
-      for (Member m : members) {
-        b.add(m.collector());
-      }
-      collectorSet = b.build();
-    }
     ImmutableMap<String, Integer> indexByName = before.indexByName;
     JobLists[] entries = before.entries;
     if (collectorsChanged) {
@@ -173,7 +164,7 @@ final class Publisher {
     }
     clearDeltas();
     visit.reset();
-    return new Result(new Snapshot(collectorSet, indexByName, entries, table, unassigned,
+    return new Result(new Snapshot(indexByName, entries, table, unassigned,
         costs(members), outsidePartition),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
         wantMoves ? Collections.unmodifiableList(relabeledInOrder) : relabeledInOrder,

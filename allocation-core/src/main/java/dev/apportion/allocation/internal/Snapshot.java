@@ -9,6 +9,7 @@ import dev.apportion.allocation.Target;
 import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,11 +19,12 @@ import java.util.Set;
  * lists. Publishing one is a single volatile write in the {@link Engine}.
  */
 final class Snapshot implements Allocation {
-  static final Snapshot EMPTY = new Snapshot(ImmutableSortedSet.of(), ImmutableMap.of(),
+  static final Snapshot EMPTY = new Snapshot(ImmutableMap.of(),
       new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build(),
       new long[0], 0);
 
-  final ImmutableSortedSet<Collector> collectors;
+  /** The collectors, in name order: a view over {@link #entries}, built with nothing. */
+  private final Set<Collector> collectors;
   /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
   final ImmutableMap<String, Integer> indexByName;
   /** Per collector, in name order. */
@@ -34,12 +36,11 @@ final class Snapshot implements Allocation {
   private final Set<Target> targetsView;
   private final int outsidePartition;
 
-  Snapshot(ImmutableSortedSet<Collector> collectors, ImmutableMap<String, Integer> indexByName,
-      JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned,
+  Snapshot(ImmutableMap<String, Integer> indexByName, JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned,
       long[] costs, int outsidePartition) {
     this.costs = costs;
     this.outsidePartition = outsidePartition;
-    this.collectors = collectors;
+    this.collectors = new CollectorsView();
     this.indexByName = indexByName;
     this.entries = entries;
     this.table = table;
@@ -49,7 +50,7 @@ final class Snapshot implements Allocation {
 
   /** This snapshot with another {@link #outsidePartition()} count; shares everything else. */
   Snapshot withOutsidePartition(int count) {
-    return new Snapshot(collectors, indexByName, entries, table, unassigned, costs, count);
+    return new Snapshot(indexByName, entries, table, unassigned, costs, count);
   }
 
   @Override
@@ -112,7 +113,7 @@ final class Snapshot implements Allocation {
    * that changed only costs publishes.
    */
   Snapshot withCosts(long[] newCosts) {
-    return new Snapshot(collectors, indexByName, entries, table, unassigned, newCosts,
+    return new Snapshot(indexByName, entries, table, unassigned, newCosts,
         outsidePartition);
   }
 
@@ -123,6 +124,43 @@ final class Snapshot implements Allocation {
   }
 
   /** An unmodifiable set view of the table; contains() is by identity. */
+  /** The collectors of {@link #entries}, in their (name) order; contains() looks up the name. */
+  private final class CollectorsView extends AbstractSet<Collector> {
+    @Override
+    public Iterator<Collector> iterator() {
+      return new Iterator<>() {
+        private int i;
+
+        @Override
+        public boolean hasNext() {
+          return i < entries.length;
+        }
+
+        @Override
+        public Collector next() {
+          if (i >= entries.length) {
+            throw new NoSuchElementException();
+          }
+          return entries[i++].collector;
+        }
+      };
+    }
+
+    @Override
+    public int size() {
+      return entries.length;
+    }
+
+    @Override
+    public boolean contains(Object o) {
+      if (!(o instanceof Collector c)) {
+        return false;
+      }
+      Integer i = indexByName.get(c.name());
+      return i != null && entries[i].collector.equals(c);
+    }
+  }
+
   private static final class TargetsView extends AbstractSet<Target> {
     private final TargetTable table;
 
