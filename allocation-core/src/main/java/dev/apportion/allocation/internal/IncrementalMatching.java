@@ -134,6 +134,9 @@ final class IncrementalMatching {
     indexBits = BoundedMatching.indexBits(assignment.size());
     validFor = members;
     valid = true;
+    // Grouped now, beside a placement that has just read the whole ring: the next change of
+    // targets all over it finds the grouping there instead of paying for it.
+    ring.indexByMember();
   }
 
   /**
