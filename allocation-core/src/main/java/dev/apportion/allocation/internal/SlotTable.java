@@ -1,14 +1,11 @@
 package dev.apportion.allocation.internal;
 
 /**
- * An open-addressing multimap from a 64-bit key (a target's identity hash) to int slots, each
- * entry carrying one more {@code long} (the target's labels hash): the engine's index of the
- * targets it knows.
+ * An open-addressing multimap from a 64-bit key (a target's identity hash) to int slots: the
+ * engine's index of the targets it knows, for the targets it cannot recognise in turn.
  *
- * <p><b>Design.</b> Linear probing over one {@code long[]} of three-word cells (key, aux,
- * slot plus one; zero in the third word marks an empty cell), kept at most two thirds full. One cell
- * holds everything an unchanged re-set needs to recognise a target, so recognising one costs
- * about one cache miss. The home cell of a key is its top bits after one more mixing step, scaled
+ * <p><b>Design.</b> Linear probing over one {@code long[]} of two-word cells (key, slot plus one;
+ * zero in the second word marks an empty cell), kept at most two thirds full. The home cell of a key is its top bits after one more mixing step, scaled
  * to the capacity (which need not be a power of two, so a reserved table fits its load), so keys
  * that share low bits do not cluster. Deletion shifts later cells of the run back (Knuth's
  * algorithm R), so there are no tombstones and a long-running table never degrades.
@@ -20,14 +17,15 @@ package dev.apportion.allocation.internal;
  * is found in about one probe at this load.
  *
  * <p><b>Cost.</b> Find, insert and remove: O(1) expected, allocation-free except when insert
- * doubles the array. Memory: 24 bytes a cell, 36 to 72 bytes per entry (two thirds to one third full).
+ * doubles the array. Memory: 16 bytes a cell, 24 to 48 bytes per entry (two thirds to one third
+ * full).
  */
 final class SlotTable {
   private static final int MIN_CELLS = 16;
 
   /**
-   * Cell {@code i} is {@code cells[3i]} key, {@code cells[3i+1]} aux, {@code cells[3i+2]} the
-   * slot plus one (zero: an empty cell).
+   * Cell {@code i} is {@code cells[2i]} key, {@code cells[2i+1]} the slot plus one (zero: an
+   * empty cell).
    */
   private long[] cells;
   /** The number of cells: any size (not a power of two), so the table can fit its load. */
@@ -35,7 +33,7 @@ final class SlotTable {
   private int size;
 
   SlotTable() {
-    cells = new long[3 * MIN_CELLS];
+    cells = new long[2 * MIN_CELLS];
     capacity = MIN_CELLS;
   }
 
@@ -54,13 +52,13 @@ final class SlotTable {
    * The first cell holding {@code key}, or -1 when none does.
    *
    * @param key a key
-   * @return a cell, to pass to {@link #slotAt}, {@link #auxAt} and {@link #findNext}
+   * @return a cell, to pass to {@link #slotAt} and {@link #findNext}
    */
   int find(long key) {
     int i = home(key);
     long[] c = cells;
-    while (c[3 * i + 2] != 0) {
-      if (c[3 * i] == key) {
+    while (c[2 * i + 1] != 0) {
+      if (c[2 * i] == key) {
         return i;
       }
       i = next(i);
@@ -80,7 +78,7 @@ final class SlotTable {
    * @return the word (meaningless)
    */
   long peek(long key) {
-    return cells[3 * home(key)];
+    return cells[2 * home(key)];
   }
 
   /**
@@ -93,8 +91,8 @@ final class SlotTable {
   int findNext(long key, int cell) {
     int i = next(cell);
     long[] c = cells;
-    while (c[3 * i + 2] != 0) {
-      if (c[3 * i] == key) {
+    while (c[2 * i + 1] != 0) {
+      if (c[2 * i] == key) {
         return i;
       }
       i = next(i);
@@ -109,52 +107,30 @@ final class SlotTable {
    * @return the slot
    */
   int slotAt(int cell) {
-    return (int) cells[3 * cell + 2] - 1;
-  }
-
-  /**
-   * The extra word stored in {@code cell}.
-   *
-   * @param cell a cell from {@link #find} or {@link #findNext}
-   * @return the word
-   */
-  long auxAt(int cell) {
-    return cells[3 * cell + 1];
-  }
-
-  /**
-   * Replaces the extra word of {@code cell}.
-   *
-   * @param cell a cell from {@link #find} or {@link #findNext}
-   * @param aux the new word
-   */
-  void setAux(int cell, long aux) {
-    cells[3 * cell + 1] = aux;
+    return (int) cells[2 * cell + 1] - 1;
   }
 
   /**
    * Adds an entry; the same key may already be present with other slots.
    *
    * @param key the key
-   * @param aux the extra word
    * @param slot the slot, &ge; 0
    */
-  void insert(long key, long aux, int slot) {
+  void insert(long key, int slot) {
     if (3L * (size + 1) > 2L * capacity) {
       resize(capacity * 2);
     }
-    put(cells, key, aux, slot + 1L);
+    put(cells, key, slot + 1L);
     size++;
   }
 
-  private void put(long[] c, long key, long aux, long meta) {
+  private void put(long[] c, long key, long meta) {
     int i = home(key);
-    while (c[3 * i + 2] != 0) {
+    while (c[2 * i + 1] != 0) {
       i = next(i);
     }
-    c[3 * i] = key;
-    c[3 * i + 1] = aux;
-    c[3 * i + 2] = meta;
+    c[2 * i] = key;
+    c[2 * i + 1] = meta;
   }
 
   /**
@@ -168,10 +144,10 @@ final class SlotTable {
     long[] c = cells;
     int i = home(key);
     while (true) {
-      if (c[3 * i + 2] == 0) {
+      if (c[2 * i + 1] == 0) {
         throw new IllegalStateException("no entry for slot " + slot);
       }
-      if (c[3 * i] == key && (int) c[3 * i + 2] == slot + 1) {
+      if (c[2 * i] == key && (int) c[2 * i + 1] == slot + 1) {
         break;
       }
       i = next(i);
@@ -182,21 +158,19 @@ final class SlotTable {
     int j = i;
     while (true) {
       j = next(j);
-      if (c[3 * j + 2] == 0) {
+      if (c[2 * j + 1] == 0) {
         break;
       }
-      int h = home(c[3 * j]);
+      int h = home(c[2 * j]);
       boolean between = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
       if (!between) {
-        c[3 * hole] = c[3 * j];
-        c[3 * hole + 1] = c[3 * j + 1];
-        c[3 * hole + 2] = c[3 * j + 2];
+        c[2 * hole] = c[2 * j];
+        c[2 * hole + 1] = c[2 * j + 1];
         hole = j;
       }
     }
-    c[3 * hole] = 0;
-    c[3 * hole + 1] = 0;
-    c[3 * hole + 2] = 0;
+    c[2 * hole] = 0;
+    c[2 * hole + 1] = 0;
     size--;
   }
 
@@ -204,17 +178,17 @@ final class SlotTable {
   void reserve(int n) {
     long wanted = 3L * n / 2 + 1;
     if (wanted > capacity) {
-      resize((int) Math.min(Integer.MAX_VALUE / 3, wanted));
+      resize((int) Math.min(Integer.MAX_VALUE / 2, wanted));
     }
   }
 
   private void resize(int cellCount) {
     long[] old = cells;
-    cells = new long[3 * cellCount];
+    cells = new long[2 * cellCount];
     capacity = cellCount;
-    for (int i = 0; i < old.length; i += 3) {
-      if (old[i + 2] != 0) {
-        put(cells, old[i], old[i + 1], old[i + 2]);
+    for (int i = 0; i < old.length; i += 2) {
+      if (old[i + 1] != 0) {
+        put(cells, old[i], old[i + 1]);
       }
     }
   }

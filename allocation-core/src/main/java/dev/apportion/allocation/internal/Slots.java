@@ -22,9 +22,9 @@ import java.util.Map;
  *
  * <p><b>Cost.</b> Each slot's {@link Target#cost()} is kept in a dense {@code long[]}, and each
  * member's total ({@link Member#cost()}) is kept up to date as targets are placed, dropped or
- * change cost. The table cell's second word is the labels hash xor a mix of the cost
- * ({@link #aux}; the mix of the default cost 1 is 0), so an unchanged re-set still compares one
- * number per target and reads no per-slot array; a target whose cost alone changed is told from
+ * change cost. Each slot also keeps its labels hash xor a mix of the cost ({@link #aux}; the mix
+ * of the default cost 1 is 0), so an unchanged re-set compares two numbers per target, its
+ * identity hash and that word; a target whose cost alone changed is told from
  * a relabel by comparing its labels hash with the known instance's, and is journaled as
  * <em>recosted</em>, not touched: its owner does not change, so the publisher only republishes
  * the members' cost totals.
@@ -65,8 +65,8 @@ final class Slots implements Assignment {
   private int[] jobs = new int[16];
   private long[] costs = new long[16];
   /**
-   * By slot: the table cell's second word ({@link #aux}), also kept here so that the comparison
-   * in turn reads it in order instead of reading the known instance.
+   * By slot: the labels hash and cost word ({@link #aux}), which the comparison in turn reads in
+   * order and a table lookup reads for each slot its key finds.
    */
   private long[] auxes = new long[16];
   /**
@@ -104,8 +104,6 @@ final class Slots implements Assignment {
   private int epoch = 1;
   private boolean foundSame;
   private boolean foundSameLabels;
-  /** The table cell of the last slot {@link #find} found. */
-  private int foundCell;
   /** The slot {@link #find} found last. */
   private int foundSlot;
   /**
@@ -192,7 +190,7 @@ final class Slots implements Assignment {
   }
 
   /**
-   * The table cell's second word for a target: its labels hash, xor a mix of its cost when that
+   * The word that tells a known target unchanged: its labels hash, xor a mix of its cost when that
    * is not the default (so with default costs the word is the labels hash, as before costs).
    */
   static long aux(long labelsHash, long cost) {
@@ -331,23 +329,21 @@ final class Slots implements Assignment {
     foundSame = false;
     foundSameLabels = false;
     while (cell >= 0) {
-      if (table.auxAt(cell) == aux) {
+      int s = table.slotAt(cell);
+      if (auxes[s] == aux) {
         // The labels hash covers job, address and every label: the same target, same labels
         // (and the same cost).
         foundSame = true;
         foundSameLabels = true;
-        foundCell = cell;
-        foundSlot = table.slotAt(cell);
-        return foundSlot;
+        foundSlot = s;
+        return s;
       }
-      int s = table.slotAt(cell);
       if (relabel < 0) {
         Target known = targets[s];
         boolean sameLabels = known.labelsHash() == labelsHash && known.hash() == t.hash();
         if (sameLabels || known.equals(t)) {
           relabel = s;
           foundSameLabels = sameLabels;
-          foundCell = cell;
           foundSlot = s;
         }
       }
@@ -374,8 +370,8 @@ final class Slots implements Assignment {
   }
 
   /**
-   * Marks the slot the last {@link #find} found as given in the current call, in its table cell;
-   * returns false when it already was (a duplicate).
+   * Marks the slot the last {@link #find} found as given in the current call; returns false when
+   * it already was (a duplicate).
    */
   boolean markFoundSeen() {
     int s = foundSlot;
@@ -513,9 +509,8 @@ final class Slots implements Assignment {
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
     costs[slot] = t.cost();
-    long aux = aux(t.labelsHash(), t.cost());
-    auxes[slot] = aux;
-    table.insert(t.hash() & keyMask, aux, slot);
+    auxes[slot] = aux(t.labelsHash(), t.cost());
+    table.insert(t.hash() & keyMask, slot);
     mark(slot, SEEN);
     journal(slot, NEW);
     added.add(slot);
@@ -544,7 +539,7 @@ final class Slots implements Assignment {
     journal(slot, owners[slot]);
     targets[slot] = t;
     setCost(slot, t.cost());
-    setAux(slot, aux(t.labelsHash(), t.cost()));
+    auxes[slot] = aux(t.labelsHash(), t.cost());
   }
 
   /**
@@ -555,9 +550,7 @@ final class Slots implements Assignment {
   void recost(int slot, Target t) {
     targets[slot] = t;
     setCost(slot, t.cost());
-    long aux = aux(t.labelsHash(), t.cost());
-    auxes[slot] = aux;
-    table.setAux(foundCell, aux);
+    auxes[slot] = aux(t.labelsHash(), t.cost());
   }
 
   private void setCost(int slot, long cost) {
@@ -574,18 +567,6 @@ final class Slots implements Assignment {
       mark(slot, RECOSTED);
       recosted.add(slot);
     }
-  }
-
-  private void setAux(int slot, long aux) {
-    auxes[slot] = aux;
-    long key = hashes[slot] & keyMask;
-    for (int cell = table.find(key); cell >= 0; cell = table.findNext(key, cell)) {
-      if (table.slotAt(cell) == slot) {
-        table.setAux(cell, aux);
-        return;
-      }
-    }
-    throw new IllegalStateException("slot " + slot + " is not in the table");
   }
 
   /**
