@@ -47,8 +47,10 @@ public interface Allocator {
    * identity collapse to the last one given (its labels win).
    *
    * <p>Cost: proportional to the size of {@code targets} to find the difference, plus the
-   * strategy's cost for what changed. Blocks behind other writers; notifies listeners before
-   * returning.
+   * strategy's cost for what changed. Finding the difference is cheapest when the targets come in
+   * the order of the last call (as a discovery refresh lists them): each is compared with the one
+   * given at its place, reading memory in order; the order never changes the result. Blocks
+   * behind other writers; notifies listeners before returning.
    *
    * @param targets the full current target set; not null, no null elements
    * @throws NullPointerException if {@code targets} or one of its elements is null
