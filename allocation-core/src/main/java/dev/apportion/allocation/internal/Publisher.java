@@ -143,7 +143,8 @@ final class Publisher {
     ImmutableMap<String, Integer> indexByName = before.indexByName;
     JobLists[] entries = before.entries;
     if (collectorsChanged) {
-      ImmutableMap.Builder<String, Integer> b = ImmutableMap.builderWithExpectedSize(members.size());
+      ImmutableMap.Builder<String, Integer> b =
+          ImmutableMap.builderWithExpectedSize(members.size());
       for (Member m : members) {
         b.put(m.name(), m.index());
       }
@@ -186,8 +187,8 @@ final class Publisher {
 
 
   /**
-   * Fills {@link #visit} with the touched slots in {@link TargetOrder}. When most targets were touched (a full placement), walking the
-   * order is cheaper than sorting.
+   * Fills {@link #visit} with the touched slots in {@link TargetOrder}. When most targets were
+   * touched (a full placement), walking the order is cheaper than sorting.
    */
   private void orderTouched(Slots slots) {
     IntList touched = slots.touched();

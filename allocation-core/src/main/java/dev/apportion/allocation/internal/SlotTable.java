@@ -5,10 +5,11 @@ package dev.apportion.allocation.internal;
  * engine's index of the targets it knows, for the targets it cannot recognise in turn.
  *
  * <p><b>Design.</b> Linear probing over one {@code long[]} of two-word cells (key, slot plus one;
- * zero in the second word marks an empty cell), kept at most two thirds full. The home cell of a key is its top bits after one more mixing step, scaled
- * to the capacity (which need not be a power of two, so a reserved table fits its load), so keys
- * that share low bits do not cluster. Deletion shifts later cells of the run back (Knuth's
- * algorithm R), so there are no tombstones and a long-running table never degrades.
+ * zero in the second word marks an empty cell), kept at most two thirds full. The home cell of a
+ * key is its top bits after one more mixing step, scaled to the capacity (which need not be a
+ * power of two, so a reserved table fits its load), so keys that share low bits do not cluster.
+ * Deletion shifts later cells of the run back (Knuth's algorithm R), so there are no tombstones
+ * and a long-running table never degrades.
  *
  * <p><b>Collisions.</b> Two distinct targets may share an identity hash. The table never assumes
  * a key names one slot: {@link #find} returns the first cell holding the key and

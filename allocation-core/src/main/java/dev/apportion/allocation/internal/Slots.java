@@ -79,7 +79,10 @@ final class Slots implements Assignment {
   private static final int RECOSTED = 1;
   private static final int TOUCHED = 2;
   private static final int RELABELED = 4;
-  /** Given in the current call: a second mention is a duplicate; a known slot never seen is removed. */
+  /**
+   * Given in the current call: a second mention is a duplicate; a known slot never seen is
+   * removed.
+   */
   private static final int SEEN = 8;
   /** Listed in {@link #unseen} in the current call. */
   private static final int UNSEEN = 16;
@@ -302,7 +305,8 @@ final class Slots implements Assignment {
   private long touchSink;
 
   /**
-   * Loads the table cell of each of {@code targets[from .. to)}, so a later {@link #find} of each hits
+   * Loads the table cell of each of {@code targets[from .. to)}, so a later {@link #find} of
+   * each hits
    * the cache: independent loads whose misses the processor overlaps.
    */
   void touch(List<Target> targets, int from, int to) {
@@ -427,6 +431,10 @@ final class Slots implements Assignment {
     seenKnown++;
     cursor++;
     positions[s] = givenCount;
+    if (givenCount == given.length) {
+      // A collection that yields more than its size() said (changed while read).
+      given = Arrays.copyOf(given, withHeadroom(givenCount + 1));
+    }
     given[givenCount++] = s;
     return true;
   }

@@ -36,8 +36,8 @@ final class Snapshot implements Allocation {
   private final Set<Target> targetsView;
   private final int outsidePartition;
 
-  Snapshot(ImmutableMap<String, Integer> indexByName, JobLists[] entries, TargetTable table, ImmutableSortedSet<Target> unassigned,
-      long[] costs, int outsidePartition) {
+  Snapshot(ImmutableMap<String, Integer> indexByName, JobLists[] entries, TargetTable table,
+      ImmutableSortedSet<Target> unassigned, long[] costs, int outsidePartition) {
     this.costs = costs;
     this.outsidePartition = outsidePartition;
     this.collectors = new CollectorsView();
@@ -123,7 +123,6 @@ final class Snapshot implements Allocation {
         + unassigned.size() + " unassigned]";
   }
 
-  /** An unmodifiable set view of the table; contains() is by identity. */
   /** The collectors of {@link #entries}, in their (name) order; contains() looks up the name. */
   private final class CollectorsView extends AbstractSet<Collector> {
     @Override
@@ -161,6 +160,7 @@ final class Snapshot implements Allocation {
     }
   }
 
+  /** An unmodifiable set view of the table; contains() is by identity. */
   private static final class TargetsView extends AbstractSet<Target> {
     private final TargetTable table;
 
