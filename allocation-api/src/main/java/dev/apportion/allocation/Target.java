@@ -57,8 +57,8 @@ import java.util.SortedMap;
  *
  * <h2>Memory and construction cost</h2>
  * A target holds its labels in one array, names and values interleaved in name order, and no
- * object per label; {@link #labels()} is a view over that array created with the target, so it
- * does not allocate, and {@code Target.of(job, address, other.labels())} shares the other
+ * object per label; {@link #labels()} is a view over that array, made on its first call and
+ * returned again after, and {@code Target.of(job, address, other.labels())} shares the other
  * target's array instead of copying it. Construction reads the map in one {@code forEach} pass and
  * copies the labels once. Each thread remembers the last few label <em>shapes</em> it saw (a map's
  * names in the order it iterates them): a map shaped like an earlier one (every pod of a job,
@@ -134,8 +134,13 @@ public final class Target {
   private final String zone;
   private final long hash;
   private final long labelsHash;
-  /** The view {@link #labels()} returns; over {@link #kv}. */
-  private final LabelMap labels;
+  /**
+   * The view {@link #labels()} returns, over {@link #kv}: made on the first call, not with the
+   * target, so a target that is only placed (most of them) does not carry it. A race between two
+   * first calls makes two equal views, one of which is kept; {@link LabelMap}'s fields are final,
+   * so either is safely published.
+   */
+  private LabelMap labels;
   private final long cost;
 
   /** {@code base} with another cost: shares every field, hashes nothing. */
@@ -167,7 +172,6 @@ public final class Target {
     this.job = job;
     this.address = address;
     this.kv = kv;
-    this.labels = new LabelMap(kv);
     int pairs = kv.length >> 1;
     s.length = 0;
     int[] special;
@@ -354,15 +358,21 @@ public final class Target {
   }
 
   /**
-   * All labels, {@code __meta_*} included, sorted by name. Does not allocate: the view is created
-   * with the target. Lookups are binary searches; iteration, sub-maps and {@code equals} allocate
-   * nothing per label beyond the entries an entry iterator returns.
+   * All labels, {@code __meta_*} included, sorted by name. The first call makes one small view
+   * object over the target's label array (no copy); later calls return it without allocating.
+   * Lookups are binary searches; iteration, sub-maps and {@code equals} allocate nothing per label
+   * beyond the entries an entry iterator returns. Thread-safe.
    *
    * @return an unmodifiable view, sorted by label name in natural {@code String} order (its
    *     {@link SortedMap#comparator() comparator()} is null)
    */
   public SortedMap<String, String> labels() {
-    return labels;
+    LabelMap view = labels;
+    if (view == null) {
+      view = new LabelMap(kv);
+      labels = view;
+    }
+    return view;
   }
 
   /**
