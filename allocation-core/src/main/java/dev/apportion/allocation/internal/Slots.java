@@ -305,9 +305,8 @@ final class Slots implements Assignment {
   private long touchSink;
 
   /**
-   * Loads the table cell of each of {@code targets[from .. to)}, so a later {@link #find} of
-   * each hits
-   * the cache: independent loads whose misses the processor overlaps.
+   * Loads the table cell of each of {@code targets[from .. to)}, so that a later {@link #find}
+   * of each hits the cache: independent loads whose misses the processor overlaps.
    */
   void touch(List<Target> targets, int from, int to) {
     long sum = 0;
@@ -430,12 +429,7 @@ final class Slots implements Assignment {
     mark(s, SEEN);
     seenKnown++;
     cursor++;
-    positions[s] = givenCount;
-    if (givenCount == given.length) {
-      // A collection that yields more than its size() said (changed while read).
-      given = Arrays.copyOf(given, withHeadroom(givenCount + 1));
-    }
-    given[givenCount++] = s;
+    appendGiven(s);
     return true;
   }
 
@@ -451,8 +445,14 @@ final class Slots implements Assignment {
     } else {
       cursor++;
     }
+    appendGiven(s);
+  }
+
+  /** Appends slot {@code s} to the current call's input and records its place there. */
+  private void appendGiven(int s) {
     positions[s] = givenCount;
     if (givenCount == given.length) {
+      // A collection that yields more than its size() said (changed while read).
       given = Arrays.copyOf(given, withHeadroom(givenCount + 1));
     }
     given[givenCount++] = s;
