@@ -1,6 +1,7 @@
 package dev.apportion.allocation.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -244,27 +245,40 @@ class PrometheusEndToEndTest {
     }
     assertEquals(TARGETS, owners.size(), "every target is scraped: " + owners);
     owners.forEach((k, n) -> assertEquals(1, n, k + " is scraped by " + n + " Prometheus processes"));
-    for (Prom p : sharedProms) {
-      assertTrue(!expected(shared.allocator().snapshot(), p.name).isEmpty(), p.name + " holds targets");
-    }
+    // The split is a split. Not "every Prometheus holds targets": the ports are ephemeral, so the
+    // targets' hashes are random, and rendezvous leaves one of three collectors without any of 12
+    // targets in about 2.2% of runs (3 x (2/3)^12; 442 of 20,000 simulated port draws); two empty
+    // ones would take 3 x (1/3)^12, about 6 in a million.
+    long holding = sharedProms.stream()
+        .filter(p -> !expected(shared.allocator().snapshot(), p.name).isEmpty())
+        .count();
+    assertTrue(holding >= 2, "the targets are split between at least two Prometheus processes: " + describe(shared, sharedProms));
   }
 
   @Test
   @Order(2)
   void whenOnePrometheusStopsItsTargetsMoveToTheOthers() {
     await(Duration.ofSeconds(45), () -> matches(shared, sharedProms, false), () -> describe(shared, sharedProms));
-    Prom gone = sharedProms.get(2);
-    List<Prom> survivors = sharedProms.subList(0, 2);
+    // The one that stops is one that holds targets (the last such), so that something moves.
+    Prom gone = null;
+    for (Prom p : sharedProms) {
+      if (!expected(shared.allocator().snapshot(), p.name).isEmpty()) {
+        gone = p;
+      }
+    }
+    assertNotNull(gone, "a Prometheus holds targets");
+    Prom leaving = gone;
+    List<Prom> survivors = sharedProms.stream().filter(p -> p != leaving).toList();
     Set<String> itsTargets = expected(shared.allocator().snapshot(), gone.name);
     gone.stop();
     long stopped = System.nanoTime();
     await(
         EXPIRE.plus(Duration.ofSeconds(5)),
-        () -> shared.allocator().snapshot().collectors().stream().noneMatch(c -> c.name().equals(gone.name)),
-        () -> gone.name + " did not leave the collector set");
+        () -> shared.allocator().snapshot().collectors().stream().noneMatch(c -> c.name().equals(leaving.name)),
+        () -> leaving.name + " did not leave the collector set");
     long left = System.nanoTime();
     assertEquals(
-        List.of(Collector.of("prom-0"), Collector.of("prom-1")),
+        survivors.stream().map(p -> Collector.of(p.name)).toList(),
         List.copyOf(shared.allocator().snapshot().collectors()));
 
     // Sample the survivors until they scrape the new split, tracking targets scraped twice.
