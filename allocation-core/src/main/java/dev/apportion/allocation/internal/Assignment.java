@@ -88,6 +88,19 @@ interface Assignment {
   }
 
   /**
+   * One past the largest slot of this view when its slots can be walked in memory order, or -1
+   * when only {@link #slotAt} walks them. Every slot below the limit is either this view's or
+   * has no owner. A pass whose result does not depend on the order it visits the targets in
+   * (each target decided alone) reads the per-slot arrays sequentially that way, instead of at
+   * random through the identity-hash order.
+   *
+   * @return the limit, or -1
+   */
+  default int slotLimit() {
+    return -1;
+  }
+
+  /**
    * How many targets {@code member} holds outside this view: load its placer does not see, but
    * a skew limit counts ({@link PartitionedPlacer}). In {@code per-node}'s fallback view, the
    * member's node-local targets; 0 in the engine's view, which holds every target.

@@ -136,7 +136,17 @@ final class ConsistentHashingPlacer implements Placer {
    */
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    if (change.viewChangeKnown()) {
+      // As for a change of targets: a slot that came into the view or left it forgets its cost.
+      churn.forget(change.departures());
+      churn.forget(change.arrivals());
+    }
     if (!churn.stale() && incremental.collectorsChanged(change, assignment)) {
+      IntList arrivals = change.arrivals();
+      for (int i = 0; i < arrivals.size(); i++) {
+        int s = arrivals.get(i);
+        churn.placedNow(s, assignment.hash(s), 1);
+      }
       continued(change.after());
       return;
     }

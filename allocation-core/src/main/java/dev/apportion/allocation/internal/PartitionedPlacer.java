@@ -347,9 +347,15 @@ final class PartitionedPlacer implements Placer {
         }
       }
     }
+    for (int g = 0; g < groups; g++) {
+      byId[g].arrived.clear();
+    }
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
       int gid = want[i];
+      if (groupOf[slot] != gid) {
+        byId[gid].arrived.add(slot);
+      }
       Member o = view.ownerOf(slot);
       if (o != null) {
         int id = o.id();
@@ -418,6 +424,8 @@ final class PartitionedPlacer implements Placer {
     IntList slots = new IntList();
     IntList next = new IntList();
     final IntList departed = new IntList();
+    /** The slots new to this group in this reconcile, in identity-hash order; unassigned. */
+    final IntList arrived = new IntList();
     Assignment parent;
 
     Group(int id, String key) {
@@ -492,7 +500,7 @@ final class PartitionedPlacer implements Placer {
       }
       members(after);
       placer.collectorsChanged(new CollectorSetChange(before, after, added, removed, renoded,
-          reweighted, unplaced), this);
+          reweighted, unplaced, arrived, departed), this);
     }
 
     private void members(Members ms) {

@@ -3,6 +3,7 @@ package dev.apportion.allocation.internal;
 import dev.apportion.allocation.Target;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -300,14 +301,27 @@ final class PerNodePlacer implements Placer {
       return;
     }
     TreeSet<String> changedNodes = new TreeSet<>();
-    for (Map.Entry<String, Member> e : previous.entrySet()) {
-      if (winners.get(e.getKey()) != e.getValue()) {
-        changedNodes.add(e.getKey());
+    if (change.renoded().isEmpty()) {
+      // Only the nodes of the members that came or went can have another winner.
+      for (List<Member> ms : List.of(change.added(), change.removed())) {
+        for (Member m : ms) {
+          String node = m.node();
+          if (node != null && winners.get(node) != previous.get(node)) {
+            changedNodes.add(node);
+          }
+        }
       }
-    }
-    for (Map.Entry<String, Member> e : winners.entrySet()) {
-      if (previous.get(e.getKey()) != e.getValue()) {
-        changedNodes.add(e.getKey());
+    } else {
+      // A member changed node: its old node is known only from the previous winners.
+      for (Map.Entry<String, Member> e : previous.entrySet()) {
+        if (winners.get(e.getKey()) != e.getValue()) {
+          changedNodes.add(e.getKey());
+        }
+      }
+      for (Map.Entry<String, Member> e : winners.entrySet()) {
+        if (previous.get(e.getKey()) != e.getValue()) {
+          changedNodes.add(e.getKey());
+        }
       }
     }
     int stamp = ++markStamp;

@@ -37,6 +37,8 @@ import java.util.List;
  * each of them: O(n * a), one mix per test.
  */
 final class RendezvousPlacer implements Placer {
+  private static final byte ADDED = 1;
+  private static final byte REWEIGHTED = 2;
   // Scratch for the weighted loop, by capacity class.
   private int[] classBest = new int[0];
   private long[] classBits = new long[0];
@@ -165,16 +167,37 @@ final class RendezvousPlacer implements Placer {
     for (int i = 0; i < reweighted.size(); i++) {
       challengers[change.added().size() + i] = reweighted.get(i);
     }
+    // What each member is, by id (a partition's members are not indexed from 0): 0 stays, 1
+    // added, 2 reweighted. A flag array rather than a search of the lists per target: this loop
+    // runs over every placed target.
+    int maxId = 0;
+    for (int i = 0; i < members.size(); i++) {
+      maxId = Math.max(maxId, members.get(i).id());
+    }
+    byte[] kind = new byte[maxId + 1];
+    for (Member m : change.added()) {
+      kind[m.id()] = ADDED;
+    }
+    for (Member m : reweighted) {
+      kind[m.id()] = REWEIGHTED;
+    }
     boolean uniform = members.uniformCapacity();
-    int n = assignment.size();
+    // Each target is decided alone, so the walk takes the slots in memory order when the view
+    // allows it (sequential reads of the owners and hashes instead of one random read each).
+    int limit = assignment.slotLimit();
+    int n = limit >= 0 ? limit : assignment.size();
     for (int i = 0; i < n; i++) {
-      int slot = assignment.slotAt(i);
+      int slot = limit >= 0 ? i : assignment.slotAt(i);
       Member holder = assignment.ownerOf(slot);
-      if (holder == null || contains(change.added(), holder)) {
+      if (holder == null) {
         continue;
       }
-      long key = assignment.hash(slot);
-      if (contains(reweighted, holder)) {
+      byte k = kind[holder.id()];
+      if (k == ADDED) {
+        continue;
+      }
+      long key = limit >= 0 ? assignment.hash(slot) : assignment.hashAt(i);
+      if (k == REWEIGHTED) {
         Member best = members.get(bestOf(members, key));
         if (best != holder) {
           assignment.place(slot, best);
@@ -183,35 +206,29 @@ final class RendezvousPlacer implements Placer {
       }
       Member best = holder;
       long bestScore = HashRings.rendezvousScore(holder.hash(), key);
-      double bestWs = uniform ? 0 : weighted(bits(bestScore), holder.capacity());
-      for (Member c : challengers) {
-        long s = HashRings.rendezvousScore(c.hash(), key);
-        boolean wins;
-        double ws = 0;
-        if (uniform) {
-          wins = HashRings.rendezvousBeats(s, bestScore, c.index() < best.index());
-        } else {
-          ws = weighted(bits(s), c.capacity());
-          wins = beats(ws, bits(s), c.index(), bestWs, bits(bestScore), best.index());
+      if (uniform) {
+        for (Member c : challengers) {
+          long s = HashRings.rendezvousScore(c.hash(), key);
+          if (HashRings.rendezvousBeats(s, bestScore, c.index() < best.index())) {
+            best = c;
+            bestScore = s;
+          }
         }
-        if (wins) {
-          best = c;
-          bestScore = s;
-          bestWs = ws;
+      } else {
+        double bestWs = weighted(bits(bestScore), holder.capacity());
+        for (Member c : challengers) {
+          long s = HashRings.rendezvousScore(c.hash(), key);
+          double ws = weighted(bits(s), c.capacity());
+          if (beats(ws, bits(s), c.index(), bestWs, bits(bestScore), best.index())) {
+            best = c;
+            bestScore = s;
+            bestWs = ws;
+          }
         }
       }
       if (best != holder) {
         assignment.place(slot, best);
       }
     }
-  }
-
-  private static boolean contains(List<Member> list, Member m) {
-    for (int i = 0; i < list.size(); i++) {
-      if (list.get(i) == m) {
-        return true;
-      }
-    }
-    return false;
   }
 }

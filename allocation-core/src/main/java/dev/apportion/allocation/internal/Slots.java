@@ -167,6 +167,12 @@ final class Slots implements Assignment {
     return order.get(i);
   }
 
+  /** Slots below the high-water mark: the known ones, and freed ones (no owner). */
+  @Override
+  public int slotLimit() {
+    return highWater;
+  }
+
   @Override
   public long hashAt(int i) {
     return orderHashes[i];

@@ -1,0 +1,141 @@
+package dev.apportion.allocation.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Target;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link IncrementalMatching} through a partition's view ({@link PartitionedPlacer}), where a
+ * change of collectors can change the view's targets in the same call: under {@code per-node} a
+ * collector that leaves sends its node's targets to the pool, one that joins takes them back;
+ * under zone-aware {@code consistent-hashing} a collector set change re-groups nothing but the
+ * members. Random histories of collector and target changes; after every step each target must be
+ * where a fresh engine built the same way puts it, and the partitions' placers must have
+ * continued their last matching for collector changes (not silently placed from scratch) and
+ * never abandoned one.
+ */
+class PartitionIncrementalTest {
+  private static final String NODE = "__meta_kubernetes_pod_node_name";
+
+  /** The engine and the consistent-hashing placers its partitions made. */
+  private record Built(Engine engine, List<ConsistentHashingPlacer> placers) {}
+
+  private static Built build(boolean perNode) {
+    NodeZones zones = new NodeZones();
+    List<ConsistentHashingPlacer> made = new ArrayList<>();
+    Placer partitioned = new PartitionedPlacer(PartitionKey.of(Allocators.ZONE, zones), () -> {
+      ConsistentHashingPlacer p = new ConsistentHashingPlacer(1.1, 1.15,
+          perNode ? Providers.FALLBACK_VIRTUAL_NODES : ConsistentHashingPlacer.VIRTUAL_NODES,
+          !perNode);
+      made.add(p);
+      return p;
+    }, Double.NaN, perNode ? "per-node" : "consistent-hashing");
+    Placer placer = perNode ? new PerNodePlacer(partitioned) : partitioned;
+    Engine engine = new Engine(perNode ? "per-node" : "consistent-hashing", placer, List.of(), 1.0,
+        zones);
+    // The topology supplied, so that a fresh engine resolves the zone of a node whose collector
+    // left as the long-lived one does (which remembers it).
+    Map<String, String> topology = new java.util.TreeMap<>();
+    for (int i = 0; i < 60; i++) {
+      topology.put("node-" + i, "zone-" + (i % 3));
+    }
+    engine.setNodeZones(topology);
+    return new Built(engine, made);
+  }
+
+  private static Collector collector(int i) {
+    return Collector.of("collector-" + i, "node-" + i, "zone-" + (i % 3));
+  }
+
+  /** Targets on 60 nodes (collectors run on some of them), one in twenty on none. */
+  private static Target target(int i) {
+    Map<String, String> labels = i % 20 == 0 ? Map.of("instance", "i-" + i)
+        : Map.of("instance", "i-" + i, NODE, "node-" + (i * 7919 % 60));
+    return Target.of("job-" + (i % 5), "10." + (i >> 16) + "." + ((i >> 8) & 255) + "."
+        + (i & 255) + ":9100", labels);
+  }
+
+  @ParameterizedTest(name = "per-node: {0}")
+  @ValueSource(booleans = {true, false})
+  void everyStepEqualsAFreshEngineAndCollectorChangesContinueTheMatching(boolean perNode) {
+    for (long seed = 1; seed <= 4; seed++) {
+      Random random = new Random(seed * 977 + (perNode ? 1 : 0));
+      Built built = build(perNode);
+      Engine engine = built.engine();
+      List<Collector> cs = new ArrayList<>();
+      // Collectors on nodes 0-44: nodes 45-59 have none, so their targets are in the pool.
+      List<Integer> off = new ArrayList<>();
+      for (int i = 0; i < 45; i++) {
+        cs.add(collector(i));
+      }
+      List<Target> ts = new ArrayList<>();
+      int nextTarget = 0;
+      for (; nextTarget < 3000; nextTarget++) {
+        ts.add(target(nextTarget));
+      }
+      engine.setCollectors(cs);
+      engine.setTargets(ts);
+      int collectorChanges = 0;
+      for (int step = 0; step < 40; step++) {
+        int what = random.nextInt(3);
+        if (what == 0) {
+          for (int j = 1 + random.nextInt(40); j > 0; j--) {
+            ts.remove(random.nextInt(ts.size()));
+            ts.add(target(nextTarget++));
+          }
+          engine.setTargets(new ArrayList<>(ts));
+        } else if (what == 1 && cs.size() > 5) {
+          Collector gone = cs.remove(random.nextInt(cs.size()));
+          off.add(Integer.parseInt(gone.name().substring("collector-".length())));
+          engine.setCollectors(new ArrayList<>(cs));
+          collectorChanges++;
+        } else if (!off.isEmpty()) {
+          cs.add(collector(off.remove(random.nextInt(off.size()))));
+          engine.setCollectors(new ArrayList<>(cs));
+          collectorChanges++;
+        }
+        Engine fresh = build(perNode).engine();
+        fresh.setCollectors(cs);
+        fresh.setTargets(ts);
+        assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
+            "seed " + seed + " step " + step + " (change " + what + ")");
+      }
+      int continued = 0;
+      for (ConsistentHashingPlacer p : built.placers()) {
+        continued += p.incremental.continued;
+        assertEquals(0, p.incremental.abandoned, "seed " + seed);
+      }
+      assertTrue(continued >= collectorChanges,
+          "seed " + seed + ": the partitions continued their matching " + continued
+              + " times over " + collectorChanges + " collector changes");
+    }
+  }
+
+  private static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
+      String where) {
+    int differ = 0;
+    String first = null;
+    for (Target t : ts) {
+      Optional<String> w = want.collectorOf(t);
+      Optional<String> h = have.collectorOf(t);
+      if (!w.equals(h)) {
+        differ++;
+        if (first == null) {
+          first = t + " is on " + h + ", from scratch on " + w;
+        }
+      }
+    }
+    assertEquals(0, differ, where + ": " + differ + " targets differ, e.g. " + first);
+  }
+}
