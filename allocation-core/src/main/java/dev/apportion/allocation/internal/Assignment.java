@@ -19,6 +19,18 @@ interface Assignment {
   Member ownerOf(int slot);
 
   /**
+   * The current owner's {@link Member#id()}: {@code ownerOf(slot)}'s id without reading the
+   * member, for a pass over every target that compares owners by id.
+   *
+   * @param slot a slot in this view
+   * @return the id, or -1 when unassigned
+   */
+  default int holderId(int slot) {
+    Member m = ownerOf(slot);
+    return m == null ? -1 : m.id();
+  }
+
+  /**
    * Assigns a target to {@code member}, or unassigns it when {@code member} is null.
    *
    * @param slot a slot in this view

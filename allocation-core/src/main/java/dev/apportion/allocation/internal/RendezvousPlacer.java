@@ -167,14 +167,22 @@ final class RendezvousPlacer implements Placer {
     for (int i = 0; i < reweighted.size(); i++) {
       challengers[change.added().size() + i] = reweighted.get(i);
     }
-    // What each member is, by id (a partition's members are not indexed from 0): 0 stays, 1
-    // added, 2 reweighted. A flag array rather than a search of the lists per target: this loop
-    // runs over every placed target.
+    // By member id (a partition's members are not indexed from 0): what each member is (0
+    // stays, 1 added, 2 reweighted), its hash and the member itself. Flat arrays rather than a
+    // search of the lists and a read of the holder per target: this loop runs over every placed
+    // target, and reads nothing else but the target's hash and its holder's id.
     int maxId = 0;
     for (int i = 0; i < members.size(); i++) {
       maxId = Math.max(maxId, members.get(i).id());
     }
     byte[] kind = new byte[maxId + 1];
+    long[] hashById = new long[maxId + 1];
+    Member[] byId = new Member[maxId + 1];
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      hashById[m.id()] = m.hash();
+      byId[m.id()] = m;
+    }
     for (Member m : change.added()) {
       kind[m.id()] = ADDED;
     }
@@ -188,15 +196,16 @@ final class RendezvousPlacer implements Placer {
     int n = limit >= 0 ? limit : assignment.size();
     for (int i = 0; i < n; i++) {
       int slot = limit >= 0 ? i : assignment.slotAt(i);
-      Member holder = assignment.ownerOf(slot);
-      if (holder == null) {
+      int holderId = assignment.holderId(slot);
+      if (holderId < 0) {
         continue;
       }
-      byte k = kind[holder.id()];
+      byte k = kind[holderId];
       if (k == ADDED) {
         continue;
       }
       long key = limit >= 0 ? assignment.hash(slot) : assignment.hashAt(i);
+      Member holder = byId[holderId];
       if (k == REWEIGHTED) {
         Member best = members.get(bestOf(members, key));
         if (best != holder) {
@@ -205,11 +214,12 @@ final class RendezvousPlacer implements Placer {
         continue;
       }
       Member best = holder;
-      long bestScore = HashRings.rendezvousScore(holder.hash(), key);
+      long bestScore = HashRings.rendezvousScore(hashById[holderId], key);
       if (uniform) {
         for (Member c : challengers) {
           long s = HashRings.rendezvousScore(c.hash(), key);
-          if (HashRings.rendezvousBeats(s, bestScore, c.index() < best.index())) {
+          // The tie's name order read only on a tie (the same rule as rendezvousBeats).
+          if (s > bestScore || (s == bestScore && c.index() < best.index())) {
             best = c;
             bestScore = s;
           }

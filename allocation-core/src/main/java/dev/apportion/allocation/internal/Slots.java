@@ -230,6 +230,12 @@ final class Slots implements Assignment {
     return o < 0 ? null : membersById[o];
   }
 
+  @Override
+  public int holderId(int slot) {
+    int o = owners[slot];
+    return o < 0 ? -1 : o;
+  }
+
   long[] hashes() {
     return hashes;
   }
