@@ -26,6 +26,11 @@ public enum Contender {
   LEAST_WEIGHTED(Allocators.LEAST_WEIGHTED),
   /** Apportion's {@code per-node}, with its default {@code consistent-hashing} fallback. */
   PER_NODE(Allocators.PER_NODE),
+  /**
+   * Apportion's zone-aware {@code consistent-hashing} (skew limit {@link
+   * Placement#VARIANT_MAX_SKEW}): every zone's targets on that zone's collectors.
+   */
+  CONSISTENT_HASHING_ZONES(Allocators.CONSISTENT_HASHING + Placement.ZONES),
   /** Do it yourself on allgood-consistent-hash. */
   DIY_ALLGOOD(NamedRing.Type.ALLGOOD),
   /** Do it yourself on hash4j's JumpBackAnchor hash. */

@@ -35,6 +35,10 @@ class FreshAllocatorEquivalenceTest {
             PropertyRunner.forStrategy("consistent-hashing", b -> b.zoneAware().maxSkew(1.5))),
         Arguments.of("rendezvous", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("rendezvous")),
+        Arguments.of("rendezvous, costs and capacities", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("rendezvous").generator(WEIGHTED)),
+        Arguments.of("rendezvous, zone-aware", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy("rendezvous", b -> b.zoneAware())),
         Arguments.of("per-node", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("per-node")),
         Arguments.of("per-node, costs and capacities", (Supplier<PropertyRunner>) () ->
