@@ -213,12 +213,15 @@ final class ConsistentHashingPlacer implements Placer {
    */
   private void place(Members members, Assignment assignment) {
     int n = assignment.size();
+    // The ring is kept current even with no target to place: targets that arrive later in a
+    // view that was empty (per-node's pool, when a collector leaves) then find it built, where
+    // building it from nothing would cost more than their placement.
+    ring.update(members);
     if (n == 0) {
       lastOversize = 0;
       incremental.invalidate();
       return;
     }
-    ring.update(members);
     scratch.ensure(n);
     long total = churn.placedCosts(assignment, n, scratch.cost);
     boolean weighted = !churn.unitCosts() || !members.uniformCapacity();

@@ -147,8 +147,12 @@ final class IncrementalMatching {
     validFor = members;
     valid = true;
     // Grouped now, beside a placement that has just read the whole ring: the next change of
-    // targets all over it finds the grouping there instead of paying for it.
-    ring.indexByMember();
+    // targets all over it finds the grouping there instead of paying for it. Not for a view
+    // with few targets for its ring (a pool of a few hundred on a ring of thousands of tokens),
+    // whose changes re-run few collectors and find their arcs by search.
+    if (assignment.size() >= ring.size() / 16) {
+      ring.indexByMember();
+    }
   }
 
   /**
