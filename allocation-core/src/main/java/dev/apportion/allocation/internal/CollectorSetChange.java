@@ -14,7 +14,8 @@ import java.util.List;
  * @param reweighted members whose name stayed but whose {@linkplain Member#capacity() capacity}
  *     changed (possibly with the node), name order; already updated
  * @param orphans slots of the targets that must be placed again, identity-hash order: those of
- *     removed members, or, on the first non-empty set, every target; already unassigned
+ *     removed members, or, on the first non-empty set, every target, and in a partition's or
+ *     per-node's pool view the targets that came into the view in this call; already unassigned
  * @param arrivals of the orphans, the slots new to the view in this call (identity-hash order),
  *     or null when the view's targets may have changed in ways the caller does not say
  * @param departures slots that left the view in this call (their hashes still readable), or

@@ -130,16 +130,22 @@ final class ConsistentHashingPlacer implements Placer {
   }
 
   /**
-   * A collector change re-places with every target's current cost: such a change moves about a
-   * collector's share anyway, and after it the placement is again the pure function of the sets
-   * and their current costs, so replicas that saw different cost histories agree again.
+   * A collector change of a count placement continues the last matching ({@link
+   * IncrementalMatching}); any other is placed from scratch, with every target's current cost
+   * when costs are stale: such a change moves about a collector's share anyway, and after it the
+   * placement is again the pure function of the sets and their current costs, so replicas that
+   * saw different cost histories agree again.
    */
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    // As for a change of targets: a slot that came into the view or left it forgets its cost.
+    // When the view does not say which came, every orphan forgets it (one may have been outside
+    // the view, and its cost changed there, since it was placed here).
     if (change.viewChangeKnown()) {
-      // As for a change of targets: a slot that came into the view or left it forgets its cost.
       churn.forget(change.departures());
       churn.forget(change.arrivals());
+    } else {
+      churn.forget(change.orphans());
     }
     if (!churn.stale() && incremental.collectorsChanged(change, assignment)) {
       IntList arrivals = change.arrivals();
@@ -187,6 +193,12 @@ final class ConsistentHashingPlacer implements Placer {
    * every collector stays within its bound, with a slack, at current costs; past that, every
    * target's cost is refreshed and the whole view is placed again.
    */
+  /** The view changed in a way the calls did not say: the next change is placed from scratch. */
+  @Override
+  public void viewChangedUnsaid() {
+    incremental.invalidate();
+  }
+
   @Override
   public void costsChanged(IntList recosted, Members members, Assignment assignment) {
     int n = assignment.size();

@@ -19,12 +19,14 @@ import java.util.Arrays;
  * round 1's rejected targets (a few percent of the view). Only the targets whose round-1 status or
  * owner changed, and the rejected ones, are written to the assignment.
  *
- * <p><b>When.</b> A count placement on the engine's own view: every cost 1, equal capacities, no
- * per-collector limit, no target set aside, no cost change pending; a change of targets, or
- * collectors only added or only removed (none re-weighted), with the sort keys' widths unchanged.
- * The view may be the engine's or a partition's ({@link PartitionedPlacer}), whose targets can
- * change in the same call as its collectors: those that came and left are counted like a change
- * of targets. Anything else (costs, capacities, limits, a collector replaced in one call, a view
+ * <p><b>When.</b> A count placement: every cost 1, equal capacities, no per-collector limit, no
+ * target set aside, no cost change pending; a change of targets, or collectors only added or only
+ * removed (none re-weighted), with the sort keys' widths unchanged. The view may be the engine's,
+ * a partition's ({@link PartitionedPlacer}) or per-node's pool: a change of targets names the
+ * targets that came and left (the caller's contract for {@code targetsChanged}; a partition that
+ * cannot say so calls {@link Placer#viewChangedUnsaid}), and a partition's collector change,
+ * which can change its targets in the same call, names them too, counted like a change of
+ * targets. Anything else (costs, capacities, limits, a collector replaced in one call, a view
  * change not said) is placed from scratch, which records the state again.
  *
  * <p><b>Cost.</b> O(changed targets x log n) to find owners, plus for each over-full collector
@@ -94,9 +96,9 @@ final class IncrementalMatching {
   /**
    * Whether a placement of {@code members} on {@code assignment} is one this class can continue:
    * equal capacities and no per-collector limit. Any view qualifies (the engine's, a partition's,
-   * per-node's pool) as long as every change names the targets that came into it and left it: a
-   * collector change through a view whose arrivals and departures are not said is placed from
-   * scratch ({@link CollectorSetChange#viewChangeKnown}).
+   * per-node's pool): a change of targets names what came and left by contract, and a collector
+   * change through a view whose arrivals and departures are not said is placed from scratch
+   * ({@link CollectorSetChange#viewChangeKnown}).
    */
   static boolean eligible(Members members, Assignment assignment) {
     if (!members.uniformCapacity()) {

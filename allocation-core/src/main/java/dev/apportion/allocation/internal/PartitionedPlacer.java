@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * {@code collectorsChanged} calls, over its partition's members (a {@link Members} object kept
  * while the partition's members stay the same) and its partition's targets. A target that changes
  * partition is unassigned and handed to its new partition as new; a partition whose members
- * changed is told so as a collector change whose orphans are its unassigned targets; a cost
+ * changed is told so as a collector change whose orphans are its unassigned targets, naming
+ * which of them arrived in the partition and which targets left it in the same call; a cost
  * change reaches the placer of the group each changed target is in ({@code costsChanged}). A
  * target the engine's per-collector limit moved to a collector of another group reads as
  * unassigned in its group's view, so a wrapped placer never sees a member that is not its own.
@@ -466,6 +467,12 @@ final class PartitionedPlacer implements Placer {
       }
       if (same(members, list)) {
         if (!unplaced.isEmpty() || !departed.isEmpty()) {
+          if (unplaced.size() != arrived.size()) {
+            // Unassigned targets that did not just arrive (none while the members stay, as
+            // far as this class knows): the wrapped placer is handed them as new, so it must
+            // not count them on top of its own state.
+            placer.viewChangedUnsaid();
+          }
           placer.targetsChanged(unplaced, departed, members, this);
         }
         return;

@@ -42,6 +42,13 @@ interface Placer {
   default void heldOutsideChanged(Members members, Assignment assignment) {}
 
   /**
+   * Tells the placer that its view holds unassigned targets that the next call will not name as
+   * new (a caller that cannot say exactly which targets came): a placer that keeps state about
+   * the view between calls must not continue from it for the next change. Default: nothing.
+   */
+  default void viewChangedUnsaid() {}
+
+  /**
    * How many targets the last operation left outside their partition (see
    * {@link PartitionedPlacer}); 0 for a strategy that does not partition.
    *

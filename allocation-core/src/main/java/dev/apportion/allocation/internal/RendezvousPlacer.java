@@ -200,12 +200,23 @@ final class RendezvousPlacer implements Placer {
       if (holderId < 0) {
         continue;
       }
-      byte k = kind[holderId];
+      Member holder = holderId < byId.length ? byId[holderId] : null;
+      byte k;
+      long holderHash;
+      if (holder != null) {
+        k = kind[holderId];
+        holderHash = hashById[holderId];
+      } else {
+        // Not expected (the removed members' targets are orphans), but scored as a member
+        // that stays, as the holder it is, rather than failing.
+        holder = assignment.ownerOf(slot);
+        k = 0;
+        holderHash = holder.hash();
+      }
       if (k == ADDED) {
         continue;
       }
       long key = limit >= 0 ? assignment.hash(slot) : assignment.hashAt(i);
-      Member holder = byId[holderId];
       if (k == REWEIGHTED) {
         Member best = members.get(bestOf(members, key));
         if (best != holder) {
@@ -214,7 +225,7 @@ final class RendezvousPlacer implements Placer {
         continue;
       }
       Member best = holder;
-      long bestScore = HashRings.rendezvousScore(hashById[holderId], key);
+      long bestScore = HashRings.rendezvousScore(holderHash, key);
       if (uniform) {
         for (Member c : challengers) {
           long s = HashRings.rendezvousScore(c.hash(), key);

@@ -167,7 +167,11 @@ final class Slots implements Assignment {
     return order.get(i);
   }
 
-  /** Slots below the high-water mark: the known ones, and freed ones (no owner). */
+  /**
+   * Slots below the high-water mark: the known ones, and freed ones, which own nothing
+   * ({@link #endOperation} leaves a freed slot's owner {@link #REMOVED}, and a slot taken again
+   * starts with {@link #NONE}).
+   */
   @Override
   public int slotLimit() {
     return highWater;

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@link IncrementalMatching} through a partition's view ({@link PartitionedPlacer}), where a
@@ -31,7 +31,7 @@ class PartitionIncrementalTest {
   /** The engine and the consistent-hashing placers its partitions made. */
   private record Built(Engine engine, List<ConsistentHashingPlacer> placers) {}
 
-  private static Built build(boolean perNode) {
+  private static Built build(boolean perNode, double maxSkew) {
     NodeZones zones = new NodeZones();
     List<ConsistentHashingPlacer> made = new ArrayList<>();
     Placer partitioned = new PartitionedPlacer(PartitionKey.of(Allocators.ZONE, zones), () -> {
@@ -40,7 +40,7 @@ class PartitionIncrementalTest {
           !perNode);
       made.add(p);
       return p;
-    }, Double.NaN, perNode ? "per-node" : "consistent-hashing");
+    }, maxSkew, perNode ? "per-node" : "consistent-hashing");
     Placer placer = perNode ? new PerNodePlacer(partitioned) : partitioned;
     Engine engine = new Engine(perNode ? "per-node" : "consistent-hashing", placer, List.of(), 1.0,
         zones);
@@ -59,25 +59,45 @@ class PartitionIncrementalTest {
   }
 
   /** Targets on 60 nodes (collectors run on some of them), one in twenty on none. */
-  private static Target target(int i) {
+  private static Target target(int i, int node) {
     Map<String, String> labels = i % 20 == 0 ? Map.of("instance", "i-" + i)
-        : Map.of("instance", "i-" + i, NODE, "node-" + (i * 7919 % 60));
+        : Map.of("instance", "i-" + i, NODE, "node-" + node);
     return Target.of("job-" + (i % 5), "10." + (i >> 16) + "." + ((i >> 8) & 255) + "."
         + (i & 255) + ":9100", labels);
   }
 
-  @ParameterizedTest(name = "per-node: {0}")
-  @ValueSource(booleans = {true, false})
-  void everyStepEqualsAFreshEngineAndCollectorChangesContinueTheMatching(boolean perNode) {
+  private static Target target(int i) {
+    return target(i, i * 7919 % 60);
+  }
+
+  private static int nodeOf(Collector c) {
+    return Integer.parseInt(c.node().orElseThrow().substring("node-".length()));
+  }
+
+  private static int continued(Built built) {
+    int n = 0;
+    for (ConsistentHashingPlacer p : built.placers()) {
+      n += p.incremental.continued;
+    }
+    return n;
+  }
+
+  @ParameterizedTest(name = "per-node {0}, skew limit {1}")
+  @CsvSource({"true, NaN", "false, NaN", "false, 1.2"})
+  void everyStepEqualsAFreshEngineAndCollectorChangesContinueTheMatching(boolean perNode,
+      double maxSkew) {
     for (long seed = 1; seed <= 4; seed++) {
-      Random random = new Random(seed * 977 + (perNode ? 1 : 0));
-      Built built = build(perNode);
+      Random random = new Random(seed * 977 + (perNode ? 1 : 0) + (Double.isNaN(maxSkew) ? 0 : 2));
+      Built built = build(perNode, maxSkew);
       Engine engine = built.engine();
       List<Collector> cs = new ArrayList<>();
       // Collectors on nodes 0-44: nodes 45-59 have none, so their targets are in the pool.
       List<Integer> off = new ArrayList<>();
       for (int i = 0; i < 45; i++) {
         cs.add(collector(i));
+      }
+      for (int i = 45; i < 60; i++) {
+        off.add(i);
       }
       List<Target> ts = new ArrayList<>();
       int nextTarget = 0;
@@ -87,38 +107,60 @@ class PartitionIncrementalTest {
       engine.setCollectors(cs);
       engine.setTargets(ts);
       int collectorChanges = 0;
-      for (int step = 0; step < 40; step++) {
-        int what = random.nextInt(3);
+      int continuedChanges = 0;
+      for (int step = 0; step < 50; step++) {
+        int what = random.nextInt(5);
+        int before = continued(built);
         if (what == 0) {
           for (int j = 1 + random.nextInt(40); j > 0; j--) {
             ts.remove(random.nextInt(ts.size()));
             ts.add(target(nextTarget++));
           }
           engine.setTargets(new ArrayList<>(ts));
-        } else if (what == 1 && cs.size() > 5) {
+        } else if (what == 1) {
+          // Some targets move to another node (their pods rescheduled, same address).
+          for (int j = 1 + random.nextInt(20); j > 0; j--) {
+            int k = random.nextInt(ts.size());
+            Target t = ts.get(k);
+            String instance = t.labels().get("instance");
+            int i = Integer.parseInt(instance.substring(2));
+            ts.set(k, target(i, random.nextInt(60)));
+          }
+          engine.setTargets(new ArrayList<>(ts));
+        } else if (what == 2 && cs.size() > 5) {
           Collector gone = cs.remove(random.nextInt(cs.size()));
-          off.add(Integer.parseInt(gone.name().substring("collector-".length())));
+          off.add(nodeOf(gone));
           engine.setCollectors(new ArrayList<>(cs));
           collectorChanges++;
+          continuedChanges += continued(built) > before ? 1 : 0;
+        } else if (what == 3 && !off.isEmpty()) {
+          int node = off.remove(random.nextInt(off.size()));
+          cs.add(Collector.of("joined-" + step, "node-" + node, "zone-" + (node % 3)));
+          engine.setCollectors(new ArrayList<>(cs));
+          collectorChanges++;
+          continuedChanges += continued(built) > before ? 1 : 0;
         } else if (!off.isEmpty()) {
-          cs.add(collector(off.remove(random.nextInt(off.size()))));
+          // A collector moves to a free node, in another zone (same name): a removal from one
+          // zone's partition and an addition to another's in one call.
+          int k = random.nextInt(cs.size());
+          int from = nodeOf(cs.get(k));
+          int to = off.remove(random.nextInt(off.size()));
+          cs.set(k, Collector.of(cs.get(k).name(), "node-" + to, "zone-" + (to % 3)));
+          off.add(from);
           engine.setCollectors(new ArrayList<>(cs));
-          collectorChanges++;
         }
-        Engine fresh = build(perNode).engine();
+        Engine fresh = build(perNode, maxSkew).engine();
         fresh.setCollectors(cs);
         fresh.setTargets(ts);
         assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
             "seed " + seed + " step " + step + " (change " + what + ")");
       }
-      int continued = 0;
       for (ConsistentHashingPlacer p : built.placers()) {
-        continued += p.incremental.continued;
         assertEquals(0, p.incremental.abandoned, "seed " + seed);
       }
-      assertTrue(continued >= collectorChanges,
-          "seed " + seed + ": the partitions continued their matching " + continued
-              + " times over " + collectorChanges + " collector changes");
+      assertTrue(continuedChanges * 2 >= collectorChanges,
+          "seed " + seed + ": the partitions continued their matching in " + continuedChanges
+              + " of " + collectorChanges + " collector additions and removals");
     }
   }
 

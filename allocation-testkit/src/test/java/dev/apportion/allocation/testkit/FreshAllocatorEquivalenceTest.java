@@ -42,7 +42,11 @@ class FreshAllocatorEquivalenceTest {
         Arguments.of("per-node", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("per-node")),
         Arguments.of("per-node, costs and capacities", (Supplier<PropertyRunner>) () ->
-            PropertyRunner.forStrategy("per-node").generator(WEIGHTED)));
+            PropertyRunner.forStrategy("per-node").generator(WEIGHTED)),
+        Arguments.of("per-node without zone partitions, costs and capacities",
+            (Supplier<PropertyRunner>) () ->
+                PropertyRunner.forStrategy("per-node", b -> b.noPartitioning())
+                    .generator(WEIGHTED)));
   }
 
   @ParameterizedTest(name = "{0}")
