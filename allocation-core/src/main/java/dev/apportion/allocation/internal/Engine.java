@@ -278,7 +278,8 @@ final class Engine implements Allocator {
     lock.lock();
     try {
       long start = System.nanoTime();
-      Collector[] byName = inNameOrder(given);
+      Ordered ordered = inNameOrder(given);
+      Collector[] byName = ordered.collectors();
       Snapshot before = snapshot;
       slots.beginOperation();
       if (byName.length == 0) {
@@ -299,7 +300,7 @@ final class Engine implements Allocator {
             members.size());
         blipWarned = false;
       }
-      List<Member> removed = applyCollectors(byName, start, before);
+      List<Member> removed = applyCollectors(byName, ordered.members(), start, before);
       for (Member m : removed) {
         freeIds.add(m.id());
       }
@@ -315,7 +316,7 @@ final class Engine implements Allocator {
    * comes in.
    */
   @GuardedBy("lock")
-  private Collector[] inNameOrder(Collector[] given) {
+  private Ordered inNameOrder(Collector[] given) {
     Collector[] known = new Collector[members.size()];
     List<Collector> fresh = new ArrayList<>();
     for (Collector c : given) {
@@ -335,21 +336,46 @@ final class Engine implements Allocator {
       }
     }
     Collector[] out = new Collector[given.length];
+    Member[] outMembers = new Member[given.length];
     int w = 0;
     int f = 0;
-    for (Collector c : known) {
+    for (int i = 0; i < known.length; i++) {
+      Collector c = known[i];
       if (c == null) {
         continue;
       }
       while (f < fresh.size() && fresh.get(f).name().compareTo(c.name()) < 0) {
         out[w++] = fresh.get(f++);
       }
+      outMembers[w] = members.get(i);
       out[w++] = c;
     }
     while (f < fresh.size()) {
       out[w++] = fresh.get(f++);
     }
-    return out;
+    return new Ordered(out, outMembers);
+  }
+
+  /**
+   * Collectors in name order, each with its member when it has one (null for a new name): found
+   * once by name, not again when the set is applied.
+   */
+  private static final class Ordered {
+    private final Collector[] collectors;
+    private final Member[] members;
+
+    Ordered(Collector[] collectors, Member[] members) {
+      this.collectors = collectors;
+      this.members = members;
+    }
+
+    Collector[] collectors() {
+      return collectors;
+    }
+
+    Member[] members() {
+      return members;
+    }
   }
 
   private static IllegalArgumentException duplicate(Collector c) {
@@ -359,7 +385,7 @@ final class Engine implements Allocator {
 
   /** Applies a non-empty collector set; returns the members that left (ids still reserved). */
   @GuardedBy("lock")
-  private List<Member> applyCollectors(Collector[] byName, long start,
+  private List<Member> applyCollectors(Collector[] byName, Member[] known, long start,
       Snapshot before) {
     boolean first = members.isEmpty();
     Member[] next = new Member[byName.length];
@@ -369,7 +395,7 @@ final class Engine implements Allocator {
     boolean valueChanged = false;
     int i = 0;
     for (Collector c : byName) {
-      Member m = members.byName(c.name());
+      Member m = known[i];
       if (m == null) {
         m = new Member(c, newId());
         slots.register(m);
@@ -415,7 +441,7 @@ final class Engine implements Allocator {
         for (Member m : removed) {
           departed[m.id()] = true;
         }
-        orphansOf(removed, departed, before);
+        orphansOf(removed, departed);
       }
       Members previous = members;
       members = after;
@@ -438,13 +464,13 @@ final class Engine implements Allocator {
    * found where the snapshot says, every slot is walked instead.
    */
   @GuardedBy("lock")
-  private void orphansOf(List<Member> removed, boolean[] departed, Snapshot before) {
+  private void orphansOf(List<Member> removed, boolean[] departed) {
     JobLists[] entries = new JobLists[removed.size()];
     int count = 0;
     boolean listed = true;
     for (int i = 0; i < removed.size(); i++) {
       Member m = removed.get(i);
-      entries[i] = before.entry(m.name());
+      entries[i] = m.published();
       int held = entries[i] == null ? 0 : entries[i].count;
       // The snapshot must list as many targets as the member holds, or some were not listed.
       listed &= held == m.load();

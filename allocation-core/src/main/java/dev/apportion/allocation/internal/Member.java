@@ -14,6 +14,7 @@ import java.util.Arrays;
 final class Member {
   private final String name;
   private final long hash;
+  private final int nameHash;
   private final int id;
   private Collector collector;
   private int index;
@@ -26,10 +27,13 @@ final class Member {
   private long costLimit = Long.MAX_VALUE;
   /** Targets held per job id; grown on demand. */
   private int[] jobLoads = new int[0];
+  /** Its part of the last published snapshot, or null before one lists it. Writer only. */
+  private JobLists published;
 
   Member(Collector collector, int id) {
     this.name = collector.name();
     this.hash = HashRings.memberHash(name);
+    this.nameHash = name.hashCode();
     this.collector = collector;
     this.id = id;
   }
@@ -128,6 +132,29 @@ final class Member {
   /** Position in the current {@link Members}, name order. @return the index */
   public int index() {
     return index;
+  }
+
+  /**
+   * {@code name().hashCode()}, computed once: what {@link NameIndex} is built from.
+   *
+   * @return the name's hash
+   */
+  int nameHash() {
+    return nameHash;
+  }
+
+  /** Its part of the last published snapshot, or null. Writer only. @return the entry */
+  JobLists published() {
+    return published;
+  }
+
+  /**
+   * Records its part of the snapshot being published. Writer only.
+   *
+   * @param entry the entry
+   */
+  void published(JobLists entry) {
+    this.published = entry;
   }
 
   void index(int i) {

@@ -1,7 +1,6 @@
 package dev.apportion.allocation.internal;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
@@ -140,22 +139,18 @@ final class Publisher {
       }
     }
     TargetTable table = before.table.apply(tableTargets, tableOwners, w);
-    ImmutableMap<String, Integer> indexByName = before.indexByName;
+    NameIndex indexByName = before.indexByName;
     JobLists[] entries = before.entries;
     if (collectorsChanged) {
-      ImmutableMap.Builder<String, Integer> b =
-          ImmutableMap.builderWithExpectedSize(members.size());
-      for (Member m : members) {
-        b.put(m.name(), m.index());
-      }
-      indexByName = b.buildOrThrow();
-      entries = entries(members, before, slots);
+      indexByName = NameIndex.of(members);
+      entries = entries(members, slots);
     } else if (!deltaMembers.isEmpty()) {
       entries = entries.clone();
       for (int i = 0; i < deltaMembers.size(); i++) {
         Member m = slots.member(deltaMembers.get(i));
         if (isCurrent(members, m)) {
           entries[m.index()] = rebuild(entries[m.index()], deltas[m.id()], slots);
+          m.published(entries[m.index()]);
         }
       }
     }
@@ -250,10 +245,11 @@ final class Publisher {
   }
 
   /** Every member's entry after a change of the collector set. */
-  private JobLists[] entries(Members members, Snapshot before, Slots slots) {
+  private JobLists[] entries(Members members, Slots slots) {
     JobLists[] out = new JobLists[members.size()];
     for (Member m : members) {
-      JobLists e = before.entry(m.name());
+      // The member's entry in the last snapshot, kept on the member: no lookup by name.
+      JobLists e = m.published();
       if (e == null) {
         e = JobLists.empty(m.collector());
       } else if (!e.collector.equals(m.collector())) {
@@ -264,6 +260,7 @@ final class Publisher {
         e = rebuild(e, d, slots);
       }
       out[m.index()] = e;
+      m.published(e);
     }
     return out;
   }

@@ -1,7 +1,6 @@
 package dev.apportion.allocation.internal;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Collector;
@@ -19,14 +18,14 @@ import java.util.Set;
  * lists. Publishing one is a single volatile write in the {@link Engine}.
  */
 final class Snapshot implements Allocation {
-  static final Snapshot EMPTY = new Snapshot(ImmutableMap.of(),
+  static final Snapshot EMPTY = new Snapshot(NameIndex.EMPTY,
       new JobLists[0], TargetTable.EMPTY, ImmutableSortedSet.orderedBy(TargetOrder.HASH).build(),
       new long[0], 0);
 
   /** The collectors, in name order: a view over {@link #entries}, built with nothing. */
   private final Set<Collector> collectors;
   /** Collector name to its index in {@link #entries}; shared while the collector set stays. */
-  final ImmutableMap<String, Integer> indexByName;
+  final NameIndex indexByName;
   /** Per collector, in name order. */
   final JobLists[] entries;
   final TargetTable table;
@@ -36,7 +35,7 @@ final class Snapshot implements Allocation {
   private final Set<Target> targetsView;
   private final int outsidePartition;
 
-  Snapshot(ImmutableMap<String, Integer> indexByName, JobLists[] entries, TargetTable table,
+  Snapshot(NameIndex indexByName, JobLists[] entries, TargetTable table,
       ImmutableSortedSet<Target> unassigned, long[] costs, int outsidePartition) {
     this.costs = costs;
     this.outsidePartition = outsidePartition;
@@ -80,8 +79,8 @@ final class Snapshot implements Allocation {
 
   /** The entry of a collector, or null. */
   JobLists entry(String collector) {
-    Integer i = indexByName.get(collector);
-    return i == null ? null : entries[i];
+    int i = indexByName.get(collector);
+    return i < 0 ? null : entries[i];
   }
 
   @Override
@@ -104,8 +103,8 @@ final class Snapshot implements Allocation {
 
   @Override
   public long costOf(String collector) {
-    Integer i = indexByName.get(collector);
-    return i == null ? 0L : costs[i];
+    int i = indexByName.get(collector);
+    return i < 0 ? 0L : costs[i];
   }
 
   /**
@@ -155,8 +154,8 @@ final class Snapshot implements Allocation {
       if (!(o instanceof Collector c)) {
         return false;
       }
-      Integer i = indexByName.get(c.name());
-      return i != null && entries[i].collector.equals(c);
+      int i = indexByName.get(c.name());
+      return i >= 0 && entries[i].collector.equals(c);
     }
   }
 
