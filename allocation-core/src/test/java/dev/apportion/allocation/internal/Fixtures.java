@@ -192,4 +192,25 @@ final class Fixtures {
     assertEquals(assigned, listed, "every assigned target listed exactly once");
     assertEquals(want.size() - assigned, a.unassigned().size(), "unassigned count");
   }
+
+  /**
+   * Fails unless every target of {@code ts} is on the same collector (or unassigned) in both
+   * allocations, naming how many differ and the first.
+   */
+  static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
+      String where) {
+    int differ = 0;
+    String first = null;
+    for (Target t : ts) {
+      Optional<String> w = want.collectorOf(t);
+      Optional<String> h = have.collectorOf(t);
+      if (!w.equals(h)) {
+        differ++;
+        if (first == null) {
+          first = t + " is on " + h + ", from scratch on " + w;
+        }
+      }
+    }
+    assertEquals(0, differ, where + ": " + differ + " targets differ, e.g. " + first);
+  }
 }

@@ -3,13 +3,11 @@ package dev.apportion.allocation.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -90,7 +88,7 @@ class IncrementalMatchingTest {
             ConsistentHashingPlacer.VIRTUAL_NODES, true));
         fresh.setCollectors(cs);
         fresh.setTargets(ts);
-        assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
+        Fixtures.assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
             "seed " + seed + " step " + step + " (change " + what + ")");
       }
       assertTrue(placer.incremental.continued > steps / 3,
@@ -100,20 +98,4 @@ class IncrementalMatchingTest {
     }
   }
 
-  private static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
-      String where) {
-    int differ = 0;
-    String first = null;
-    for (Target t : ts) {
-      Optional<String> w = want.collectorOf(t);
-      Optional<String> h = have.collectorOf(t);
-      if (!w.equals(h)) {
-        differ++;
-        if (first == null) {
-          first = t + " is on " + h + ", from scratch on " + w;
-        }
-      }
-    }
-    assertEquals(0, differ, where + ": " + differ + " targets differ, e.g. " + first);
-  }
 }

@@ -3,14 +3,12 @@ package dev.apportion.allocation.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -152,7 +150,7 @@ class PartitionIncrementalTest {
         Engine fresh = build(perNode, maxSkew).engine();
         fresh.setCollectors(cs);
         fresh.setTargets(ts);
-        assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
+        Fixtures.assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
             "seed " + seed + " step " + step + " (change " + what + ")");
       }
       for (ConsistentHashingPlacer p : built.placers()) {
@@ -164,20 +162,4 @@ class PartitionIncrementalTest {
     }
   }
 
-  private static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
-      String where) {
-    int differ = 0;
-    String first = null;
-    for (Target t : ts) {
-      Optional<String> w = want.collectorOf(t);
-      Optional<String> h = have.collectorOf(t);
-      if (!w.equals(h)) {
-        differ++;
-        if (first == null) {
-          first = t + " is on " + h + ", from scratch on " + w;
-        }
-      }
-    }
-    assertEquals(0, differ, where + ": " + differ + " targets differ, e.g. " + first);
-  }
 }
