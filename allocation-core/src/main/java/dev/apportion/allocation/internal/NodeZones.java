@@ -1,8 +1,11 @@
 package dev.apportion.allocation.internal;
 
 import dev.apportion.allocation.Target;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Where the engine resolves a target's zone when its labels name none: the node-to-zone topology
@@ -18,6 +21,8 @@ final class NodeZones {
   private Map<String, String> supplied = Map.of();
   private Map<String, String> current = Map.of();
   private final Map<String, String> remembered = new HashMap<>();
+  /** Bumped whenever the zone some node resolves to may have changed. */
+  private long version;
 
   /**
    * Replaces the supplied topology.
@@ -36,6 +41,7 @@ final class NodeZones {
       return false;
     }
     supplied = next;
+    version++;
     return true;
   }
 
@@ -53,8 +59,43 @@ final class NodeZones {
         next.putIfAbsent(node, zone);
       }
     }
+    // The nodes whose entry changes, and what they resolved to before: the version moves only
+    // when one of them resolves to another zone (a collector leaving a node it shares, or whose
+    // zone is remembered, changes nothing).
+    List<String> touched = new ArrayList<>();
+    for (Map.Entry<String, String> e : next.entrySet()) {
+      if (!e.getValue().equals(current.get(e.getKey()))) {
+        touched.add(e.getKey());
+      }
+    }
+    for (String node : current.keySet()) {
+      if (!next.containsKey(node)) {
+        touched.add(node);
+      }
+    }
+    String[] before = new String[touched.size()];
+    for (int i = 0; i < before.length; i++) {
+      before[i] = zoneOfNode(touched.get(i));
+    }
     remembered.putAll(next);
     current = next;
+    for (int i = 0; i < before.length; i++) {
+      if (!Objects.equals(before[i], zoneOfNode(touched.get(i)))) {
+        version++;
+        break;
+      }
+    }
+  }
+
+  /**
+   * A number that changes whenever some node may resolve to another zone than before
+   * ({@link #supply} of another topology, {@link #learn} of collectors that change a node's
+   * zone); equal numbers mean every target resolves as it did.
+   *
+   * @return the version
+   */
+  long version() {
+    return version;
   }
 
   /**

@@ -44,6 +44,11 @@ abstract class PartitionKey {
         boolean changed(Target from, Target to) {
           return !from.zone().equals(to.zone()) || !from.node().equals(to.node());
         }
+
+        @Override
+        long version() {
+          return zones.version();
+        }
       };
     }
     return new PartitionKey(name) {
@@ -81,4 +86,12 @@ abstract class PartitionKey {
 
   /** Whether a relabel may have changed the target's value. */
   abstract boolean changed(Target from, Target to);
+
+  /**
+   * A number that changes whenever some unchanged target's value may have changed (zones resolve
+   * through the collectors' nodes and the supplied topology); a label's value never does.
+   */
+  long version() {
+    return 0;
+  }
 }

@@ -1,5 +1,6 @@
 package dev.apportion.allocation.internal;
 
+import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,10 +50,13 @@ import org.slf4j.LoggerFactory;
  * the spill set is a function of the two sets; no hash map's order, input order or
  * {@code Object.hashCode} decides anything.
  *
- * <p><b>Cost.</b> Every call that changes anything makes one pass over the view's targets (a key
- * lookup each: a field read, and for zones a hash-map get by node) and one over each partition's
- * previous list, plus the wrapped placers' costs over their partitions. An unchanged re-set of the
- * targets costs nothing here.
+ * <p><b>Cost.</b> Every call that changes anything makes a few passes over the view's targets and
+ * one over each partition's previous list, plus the wrapped placers' costs over their partitions.
+ * A change of targets looks every target's key value up (a field read, and for zones a hash-map
+ * get by node); a collector change reads the value the last reconcile found for each target that
+ * was in the view then, unless the key resolves differently now ({@link PartitionKey#version()}:
+ * a collector that gave a node another zone, a new topology), and a member's value is kept while
+ * its collector object is. An unchanged re-set of the targets costs nothing here.
  */
 final class PartitionedPlacer implements Placer {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedPlacer.class);
@@ -75,6 +79,22 @@ final class PartitionedPlacer implements Placer {
   private int[] nextGroupOf = new int[16];
   private int[] stamp = new int[16];
   private int round;
+  /**
+   * By slot: the key value the last reconcile found, valid for the slots in its view while no
+   * target has changed since ({@link #keysRound}) and the key resolves as it did
+   * ({@link #keysVersion}).
+   */
+  private String[] keyOf = new String[16];
+  /** The reconcile that filled {@link #keyOf}, or -1 once a target may have changed since. */
+  private int keysRound = -1;
+  private long keysVersion;
+  /** By member id: the key value of the collector {@link #memberKeyFrom} names. */
+  private String[] memberKeyOf = new String[0];
+  private Collector[] memberKeyFrom = new Collector[0];
+  private long memberKeysVersion;
+  /** Scratch by view index: each target's group this reconcile, and whether it has a value. */
+  private int[] want = new int[0];
+  private boolean[] keyed = new boolean[0];
 
   private int outside;
   private boolean episode;
@@ -100,6 +120,7 @@ final class PartitionedPlacer implements Placer {
   @Override
   public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
+    keysRound = -1;
     if (members.isEmpty() || (added.isEmpty() && removed.isEmpty())) {
       return;
     }
@@ -108,6 +129,7 @@ final class PartitionedPlacer implements Placer {
 
   @Override
   public void nodesChanged(IntList renoded, Members members, Assignment assignment) {
+    keysRound = -1;
     if (!members.isEmpty()) {
       reconcile(members, assignment, null);
     }
@@ -120,6 +142,7 @@ final class PartitionedPlacer implements Placer {
 
   @Override
   public void topologyChanged(Members members, Assignment assignment) {
+    keysRound = -1;
     if (!members.isEmpty()) {
       reconcile(members, assignment, null);
     }
@@ -156,6 +179,7 @@ final class PartitionedPlacer implements Placer {
   /** The skew limit counts what the members hold outside the view: with one, place again. */
   @Override
   public void heldOutsideChanged(Members members, Assignment assignment) {
+    keysRound = -1;
     if (!Double.isNaN(maxSkew) && !members.isEmpty()) {
       reconcile(members, assignment, null);
     }
@@ -215,11 +239,26 @@ final class PartitionedPlacer implements Placer {
       Arrays.fill(groupOf, old, n, -1);
       nextGroupOf = Arrays.copyOf(nextGroupOf, n);
       stamp = Arrays.copyOf(stamp, n);
+      keyOf = Arrays.copyOf(keyOf, n);
     }
   }
 
+  // By reference: the same collector object (immutable) has the same value; a value instance
+  // seen before has the group found for it (an equal instance is looked up once more).
+  @SuppressWarnings("ReferenceEquality")
   private void reconcile(Members members, Assignment view, CollectorSetChange change) {
     int r = ++round;
+    // A collector change changes no target: the slots of the last view keep the key value it
+    // found unless the key resolves differently now (a node's zone). Every other call may have
+    // changed targets, and a change from no collectors follows calls that did not reconcile.
+    long version = key.version();
+    boolean reuse = change != null && !change.before().isEmpty() && keysRound == r - 1
+        && keysVersion == version;
+    keysRound = -1;
+    if (memberKeysVersion != version) {
+      Arrays.fill(memberKeyFrom, null);
+      memberKeysVersion = version;
+    }
     // The partitions: collectors by key value, name order within each.
     Map<String, List<Member>> memberLists = new TreeMap<>();
     int maxId = 0;
@@ -228,8 +267,21 @@ final class PartitionedPlacer implements Placer {
     }
     int[] memberGroup = new int[maxId + 1];
     Arrays.fill(memberGroup, -1);
+    if (memberKeyOf.length <= maxId) {
+      memberKeyOf = Arrays.copyOf(memberKeyOf, Math.max(maxId + 1, memberKeyOf.length * 2));
+      memberKeyFrom = Arrays.copyOf(memberKeyFrom, memberKeyOf.length);
+    }
     for (Member m : members) {
-      String k = key.of(m);
+      // A member's value is its collector's, or its node's zone: kept while both are.
+      String k;
+      int id = m.id();
+      if (memberKeyFrom[id] == m.collector() && memberKeysVersion == version) {
+        k = memberKeyOf[id];
+      } else {
+        k = key.of(m);
+        memberKeyOf[id] = k;
+        memberKeyFrom[id] = m.collector();
+      }
       if (k != null) {
         memberLists.computeIfAbsent(k, x -> new ArrayList<>()).add(m);
         memberGroup[m.id()] = group(k).id;
@@ -237,8 +289,12 @@ final class PartitionedPlacer implements Placer {
     }
     // Each target's partition, or the cluster-wide group.
     int n = view.size();
-    int[] want = new int[n];
-    boolean[] keyed = new boolean[n];
+    if (want.length < n) {
+      want = new int[Slots.withHeadroom(n)];
+      keyed = new boolean[want.length];
+    }
+    int[] want = this.want;
+    boolean[] keyed = this.keyed;
     int[] count = new int[groups];
     Set<String> homeless = new TreeSet<>();
     // Sized once for the largest slot, not doubled step by step on a first placement.
@@ -249,16 +305,37 @@ final class PartitionedPlacer implements Placer {
     if (maxSlot >= 0) {
       ensure(maxSlot);
     }
+    // The group of the last few value instances seen (values are few: zones), by reference.
+    String[] seenKey = new String[8];
+    int[] seenGroup = new int[8];
+    int values = 0;
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
-      String k = key.of(view.target(slot));
+      String k;
+      if (reuse && stamp[slot] == r - 1) {
+        k = keyOf[slot];
+      } else {
+        k = key.of(view.target(slot));
+        keyOf[slot] = k;
+      }
       int gid = GLOBAL;
+      keyed[i] = k != null;
       if (k != null) {
-        keyed[i] = true;
-        if (memberLists.containsKey(k)) {
-          gid = byKey.get(k).id;
-        } else if (homeless.size() < 10) {
-          homeless.add(k);
+        int j = 0;
+        while (j < values && seenKey[j] != k) {
+          j++;
+        }
+        if (j < values) {
+          gid = seenGroup[j];
+        } else {
+          if (memberLists.containsKey(k)) {
+            gid = byKey.get(k).id;
+          } else if (homeless.size() < 10) {
+            homeless.add(k);
+          }
+          int at = values < seenKey.length ? values++ : i & (seenKey.length - 1);
+          seenKey[at] = k;
+          seenGroup[at] = gid;
         }
       }
       want[i] = gid;
@@ -350,24 +427,33 @@ final class PartitionedPlacer implements Placer {
     }
     for (int g = 0; g < groups; g++) {
       byId[g].arrived.clear();
+      byId[g].unplaced = new IntList();
     }
+    // Arrivals, and what each group finds unassigned (in its list's order): the targets without
+    // an owner, and those unassigned here because they changed group or their owner is not in it.
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
       int gid = want[i];
+      Group grp = byId[gid];
       if (groupOf[slot] != gid) {
-        byId[gid].arrived.add(slot);
+        grp.arrived.add(slot);
       }
       Member o = view.ownerOf(slot);
-      if (o != null) {
+      if (o == null) {
+        grp.unplaced.add(slot);
+      } else {
         int id = o.id();
         boolean ok = gid == GLOBAL ? id < inGlobal.length && inGlobal[id]
             : id < memberGroup.length && memberGroup[id] == gid;
         if (!ok || groupOf[slot] != gid) {
           view.place(slot, null);
+          grp.unplaced.add(slot);
         }
       }
       groupOf[slot] = gid;
     }
+    keysRound = r;
+    keysVersion = version;
     for (int g = 0; g < groups; g++) {
       byId[g].swap();
     }
@@ -427,6 +513,11 @@ final class PartitionedPlacer implements Placer {
     final IntList departed = new IntList();
     /** The slots new to this group in this reconcile, in identity-hash order; unassigned. */
     final IntList arrived = new IntList();
+    /**
+     * The slots of this group unassigned when the reconcile handed it over, in its list's order:
+     * what it had no owner for, what arrived and what lost an owner outside the group.
+     */
+    IntList unplaced = new IntList();
     Assignment parent;
 
     Group(int id, String key) {
@@ -457,13 +548,6 @@ final class PartitionedPlacer implements Placer {
       if (placer == null) {
         placer = factory.get();
         members(Members.EMPTY);
-      }
-      IntList unplaced = new IntList();
-      for (int i = 0; i < slots.size(); i++) {
-        int s = slots.get(i);
-        if (parent.ownerOf(s) == null) {
-          unplaced.add(s);
-        }
       }
       if (same(members, list)) {
         if (!unplaced.isEmpty() || !departed.isEmpty()) {

@@ -174,6 +174,54 @@ class ZonesTest {
   }
 
   @Test
+  void aCollectorThatGivesANodeItsZoneBringsThatNodesTargetsIntoTheZone() {
+    // No topology: the targets of a node with no collector have no zone, until a collector on
+    // that node says it. The collector change must re-read those targets' zones (the placer
+    // keeps every target's zone between collector changes) and place them as a fresh allocator
+    // given the same sets does.
+    Allocator a = Allocators.builder(Allocators.CONSISTENT_HASHING).zoneAware().build();
+    List<Target> targets = targets(10, 5);
+    a.setTargets(targets);
+    a.setCollectors(collectors((z, n) -> n == 0));
+    a.setCollectors(collectors((z, n) -> n == 0 && z != 0));
+    assertEquals(0, crossZone(a.snapshot(), topology()) - inOtherZonesNode0(a.snapshot()));
+    Allocator fresh = Allocators.builder(Allocators.CONSISTENT_HASHING).zoneAware().build();
+    fresh.setCollectors(collectors((z, n) -> n == 0 && z != 0));
+    fresh.setTargets(targets);
+    for (Target t : targets) {
+      assertEquals(fresh.snapshot().collectorOf(t), a.snapshot().collectorOf(t), t.toString());
+    }
+    // zone-a's node 0 has a collector now: its 10 targets are in zone-a.
+    String agent = "agent-" + node(0, 0);
+    int onIt = 0;
+    for (Target t : targets) {
+      String c = a.snapshot().collectorOf(t).orElseThrow();
+      if (node(0, 0).equals(t.node().orElse(null))) {
+        assertEquals(zone(0), zoneOfCollector(a.snapshot()).get(c), t.toString());
+      }
+      if (c.equals(agent)) {
+        onIt++;
+      }
+    }
+    assertTrue(onIt > 0, "the new collector holds targets");
+  }
+
+  /** Targets on the nodes 0 of zones b and c, which have no collector and so no zone. */
+  private static int inOtherZonesNode0(Allocation a) {
+    Map<String, String> zoneOf = zoneOfCollector(a);
+    int n = 0;
+    for (Target t : a.targets()) {
+      String node = t.node().orElse(null);
+      String c = a.collectorOf(t).orElse(null);
+      if (c != null && (node(1, 0).equals(node) || node(2, 0).equals(node))
+          && !topology().get(node).equals(zoneOf.get(c))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Test
   void aTargetsZoneLabelWinsOverItsNodesZone() {
     Allocator a = Allocators.builder(Allocators.PER_NODE).build();
     Target t = Target.of("svc", "10.1.1.1:80", Map.of(POD_NODE, "gone-node",
