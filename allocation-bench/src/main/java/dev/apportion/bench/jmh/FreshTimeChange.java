@@ -8,6 +8,7 @@ import dev.apportion.bench.sim.ClusterGenerator;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code RESET_EQUAL}: a new set equal to the placed one;
  *   <li>{@code REMOVE_ONE}, {@code ADD_ONE}: a collector leaves, or one joins on a new node.
  * </ul>
+ *
+ * <p>The cluster's node-to-zone topology is supplied ({@code setNodeZones}, the joined collector's
+ * node in the first zone), as a deployment on a zoned cluster supplies it: {@code per-node}'s
+ * fallback pool and the zone-aware contenders place by zone, as they do in production (before
+ * 2026-12-02 no topology was given, so their pools and partitions were one cluster-wide group).
  *
  * <p>The call's own allocation and moves are reported by {@link OpCounters}
  * ({@code allocBytesPerOp}); {@code -prof gc} would count the untimed placement too.
@@ -93,6 +99,7 @@ public class FreshTimeChange {
   private List<Target> changedTargets;
   private int iteration;
   private Placement placement;
+  private Map<String, String> zones;
   private OpCounters counters;
 
   /** Builds the cluster and the changed sets. */
@@ -101,6 +108,7 @@ public class FreshTimeChange {
     Cluster cluster = Shapes.cluster(targets, collectors);
     baseCollectors = cluster.collectors();
     baseTargets = cluster.targets();
+    zones = Shapes.zonesWithJoined(cluster);
     List<Target> next = new ArrayList<>(baseTargets);
     for (int i = 0; i < next.size(); i += 100) {
       Target old = next.get(i);
@@ -119,6 +127,7 @@ public class FreshTimeChange {
   public void place(OpCounters counters) {
     placement = null;
     placement = contender.create();
+    placement.setNodeZones(zones);
     placement.setCollectors(baseCollectors);
     placement.setTargets(baseTargets);
     if (change.ofTargets()) {
@@ -134,7 +143,7 @@ public class FreshTimeChange {
           names.add(x.name());
         }
         c.add(Collector.of(ClusterGenerator.newPodName(new Random(Shapes.SEED), names),
-            "node-joined"));
+            Shapes.JOINED_NODE));
       }
       changedCollectors = c;
     }

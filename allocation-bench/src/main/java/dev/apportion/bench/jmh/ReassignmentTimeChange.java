@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *       on every discovery refresh, when nothing changed. Nothing moves, and the goal is at most
  *       one byte allocated per target ({@code allocBytesPerTarget}).
  * </ul>
+ *
+ * <p>The cluster's node-to-zone topology is supplied ({@code setNodeZones}, the new node in the
+ * first zone), as a deployment on a zoned cluster supplies it: {@code per-node}'s fallback pool
+ * and the zone-aware contenders place by zone, as they do in production (before 2026-12-02 no
+ * topology was given, so their pools and partitions were one cluster-wide group).
  *
  * <p><b>Why an invocation-level setup.</b> Each change is measured from the placed state: before
  * each operation {@link #restore} puts the base collector and target sets back (untimed), so the
@@ -118,6 +124,7 @@ public class ReassignmentTimeChange {
   private Set<String> names;
   private int invocation;
   private Placement placement;
+  private Map<String, String> zones;
   private OpCounters counters;
 
   /** Builds the cluster and the placement, and places the cluster. */
@@ -129,12 +136,13 @@ public class ReassignmentTimeChange {
     }
     baseCollectors = cluster.collectors();
     baseTargets = cluster.targets();
+    zones = Shapes.zonesWithJoined(cluster);
     random = new Random(Shapes.SEED);
     names = new HashSet<>();
     for (Collector c : baseCollectors) {
       names.add(c.name());
     }
-    joined = Collector.of(ClusterGenerator.newPodName(random, names), "node-joined");
+    joined = Collector.of(ClusterGenerator.newPodName(random, names), Shapes.JOINED_NODE);
     List<Target> next = new ArrayList<>(baseTargets);
     for (int i = 0; i < next.size(); i += 100) {
       Target old = next.get(i);
@@ -143,6 +151,7 @@ public class ReassignmentTimeChange {
     }
     changedTargets = change == Change.RESET_EQUAL ? rebuilt(baseTargets) : List.copyOf(next);
     placement = contender.create();
+    placement.setNodeZones(zones);
     placement.setCollectors(baseCollectors);
     placement.setTargets(baseTargets);
   }

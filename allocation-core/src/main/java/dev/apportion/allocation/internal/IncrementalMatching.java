@@ -74,6 +74,15 @@ final class IncrementalMatching {
    */
   private long[] arcOwners = new long[64];
   private int keysCount;
+  /**
+   * The view's targets on the over-full collectors' arcs, found by one pass over the view
+   * ({@link #ownersInView}): their positions and tokens, and by member id where they start in
+   * {@link #viewOrder} (which lists them by member, in view order).
+   */
+  private final IntList viewPositions = new IntList();
+  private final IntList viewTokens = new IntList();
+  private int[] viewStart = new int[0];
+  private int[] viewOrder = new int[0];
   /** The slots that left the view in this change, and those that came into it. */
   private final SlotSet removedSlots = new SlotSet();
   private final SlotSet arrivalSlots = new SlotSet();
@@ -380,10 +389,30 @@ final class IncrementalMatching {
       invalidate();
       return false;
     }
-    // Many collectors to re-run (a change of targets all over the ring): list their tokens from
-    // the ring grouped by member, built once per ring in two passes over it; a few (a collector
-    // change): find each token by a search, which costs less than grouping a ring just rebuilt.
-    boolean grouped = ring.indexedByMember() || 4L * dirtyIds.size() > members.size();
+    // The over-full collectors' arcs hold about their caps' worth of targets but span all their
+    // tokens. When the view has fewer targets than those tokens (a sparse view: a pool or a
+    // cluster-wide group of a few thousand targets on a ring of 512 tokens a collector, or caps
+    // that changed for every collector), one pass over the view that finds each target's token
+    // costs less than a search of the view for each token.
+    boolean[] overFull = new boolean[span];
+    long overFullCount = 0;
+    for (int d = 0; d < dirtyIds.size(); d++) {
+      int id = dirtyIds.get(d);
+      if (ring.member(id) != null && offered[id] > bounds.cap(id)) {
+        overFull[id] = true;
+        overFullCount++;
+      }
+    }
+    boolean byTarget = n < overFullCount * (ring.size() / Math.max(1, members.size()));
+    if (byTarget) {
+      ownersInView(assignment, n, overFull, span);
+    }
+    // Else, many over-full collectors to re-run (a change of targets all over the ring): list
+    // their tokens from the ring grouped by member, built once per ring in two passes over it; a
+    // few (a collector change, even one that changed every cap): find each token by a search,
+    // which costs less than grouping a ring just rebuilt.
+    boolean grouped = !byTarget
+        && (ring.indexedByMember() || 4L * overFullCount > members.size());
     for (int d = 0; d < dirtyIds.size(); d++) {
       int id = dirtyIds.get(d);
       dirty[id] = false;
@@ -408,7 +437,11 @@ final class IncrementalMatching {
       // Over-full: keep the cap closest, by round 1's sort key.
       arcPositions.clear();
       keysCount = 0;
-      arcsOf(m, assignment, n, arcPositions, null, grouped);
+      if (byTarget) {
+        arcsFromView(id, assignment);
+      } else {
+        arcsOf(m, assignment, n, arcPositions, null, grouped);
+      }
       if (arcPositions.size() != offered[id]) {
         // Cannot happen while the state is right; if it does, the full placement is.
         abandoned++;
@@ -503,6 +536,59 @@ final class IncrementalMatching {
         was = ring.idAt(u);
       }
       arc(t, pos, was, assignment, n, out);
+    }
+  }
+
+  /**
+   * One pass over the view: the targets whose token (the first at or after their hash, as round
+   * 1 offers them) belongs to an over-full collector, grouped by that collector in view order.
+   */
+  private void ownersInView(Assignment assignment, int n, boolean[] overFull, int span) {
+    viewPositions.reset();
+    viewTokens.reset();
+    if (viewStart.length < span + 1) {
+      viewStart = new int[span + 1];
+    } else {
+      Arrays.fill(viewStart, 0, span + 1, 0);
+    }
+    for (int i = 0; i < n; i++) {
+      int t = ring.tokenIndex(assignment.hashAt(i));
+      int id = ring.idAt(t);
+      if (overFull[id]) {
+        viewPositions.add(i);
+        viewTokens.add(t);
+        viewStart[id + 1]++;
+      }
+    }
+    for (int id = 0; id < span; id++) {
+      viewStart[id + 1] += viewStart[id];
+    }
+    int found = viewPositions.size();
+    if (viewOrder.length < found) {
+      viewOrder = new int[Math.max(found, 2 * viewOrder.length)];
+    }
+    int[] fill = Arrays.copyOf(viewStart, span);
+    for (int e = 0; e < found; e++) {
+      viewOrder[fill[ring.idAt(viewTokens.get(e))]++] = e;
+    }
+  }
+
+  /**
+   * Member {@code id}'s arcs' targets from {@link #ownersInView}, with the distances
+   * {@link #arcsOf} records: the same set, in view order instead of ring order (which the caller
+   * sorts away).
+   */
+  private void arcsFromView(int id, Assignment assignment) {
+    for (int k = viewStart[id]; k < viewStart[id + 1]; k++) {
+      int e = viewOrder[k];
+      int i = viewPositions.get(e);
+      if (keysCount == arcOwners.length) {
+        arcOwners = Arrays.copyOf(arcOwners, 2 * keysCount);
+        keys = Arrays.copyOf(keys, 2 * keysCount);
+      }
+      arcOwners[keysCount++] =
+          ring.positionAt(viewTokens.get(e)) - (assignment.hashAt(i) & TokenRing.POSITION_MASK);
+      arcPositions.add(i);
     }
   }
 

@@ -23,6 +23,16 @@ final class NodeZones {
   private final Map<String, String> remembered = new HashMap<>();
   /** Bumped whenever the zone some node resolves to may have changed. */
   private long version;
+  /** Whether some partition key reads zones; when none does, learning is skipped. */
+  private boolean used;
+
+  /**
+   * Marks these zones as read by a partition key. Called when the key is made, before the
+   * engine's first collector change, so that every collector's zone is learned (and remembered).
+   */
+  void use() {
+    used = true;
+  }
 
   /**
    * Replaces the supplied topology.
@@ -51,6 +61,11 @@ final class NodeZones {
    * @param members the current members, name order
    */
   void learn(Members members) {
+    if (!used) {
+      // Nothing reads zones (a strategy without zone partitions): a collector change need not
+      // pay for a map of its collectors' nodes.
+      return;
+    }
     Map<String, String> next = new HashMap<>();
     for (Member m : members) {
       String node = m.node();

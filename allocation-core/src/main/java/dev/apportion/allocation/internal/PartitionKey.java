@@ -27,6 +27,7 @@ abstract class PartitionKey {
   static PartitionKey of(String name, NodeZones zones) {
     Objects.requireNonNull(zones);
     if (Allocators.ZONE.equals(name)) {
+      zones.use();
       return new PartitionKey(name) {
         @Override
         String of(Target t) {

@@ -92,6 +92,14 @@ final class PartitionedPlacer implements Placer {
   private String[] memberKeyOf = new String[0];
   private Collector[] memberKeyFrom = new Collector[0];
   private long memberKeysVersion;
+  /** What the last reconcile found, for {@link #keepGroups}. */
+  private int keptOut;
+  private int keptSpills = -1;
+  private Set<String> keptHomeless = Set.of();
+  private int[] keptMemberGroup;
+  private boolean[] keptWithMembers = new boolean[0];
+  /** How many collector changes {@link #keepGroups} handled (for tests). */
+  int keptGroups;
   /** Scratch by view index: each target's group this reconcile, and whether it has a value. */
   private int[] want = new int[0];
   private boolean[] keyed = new boolean[0];
@@ -287,6 +295,11 @@ final class PartitionedPlacer implements Placer {
         memberGroup[m.id()] = group(k).id;
       }
     }
+    if (reuse && keepGroups(members, view, change, r, memberGroup, memberLists)) {
+      keysRound = r;
+      keysVersion = version;
+      return;
+    }
     // Each target's partition, or the cluster-wide group.
     int n = view.size();
     if (want.length < n) {
@@ -305,18 +318,19 @@ final class PartitionedPlacer implements Placer {
     if (maxSlot >= 0) {
       ensure(maxSlot);
     }
-    // The group of the last few value instances seen (values are few: zones), by reference.
+    // The group of the last few values seen (values are few: zones), by reference first: the
+    // values kept in keyOf are those instances, so a collector change compares references only.
     String[] seenKey = new String[8];
     int[] seenGroup = new int[8];
     int values = 0;
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
       String k;
-      if (reuse && stamp[slot] == r - 1) {
+      boolean kept = reuse && stamp[slot] == r - 1;
+      if (kept) {
         k = keyOf[slot];
       } else {
         k = key.of(view.target(slot));
-        keyOf[slot] = k;
       }
       int gid = GLOBAL;
       keyed[i] = k != null;
@@ -324,6 +338,15 @@ final class PartitionedPlacer implements Placer {
         int j = 0;
         while (j < values && seenKey[j] != k) {
           j++;
+        }
+        if (j == values) {
+          j = 0;
+          while (j < values && !seenKey[j].equals(k)) {
+            j++;
+          }
+          if (j < values) {
+            k = seenKey[j];
+          }
         }
         if (j < values) {
           gid = seenGroup[j];
@@ -338,44 +361,24 @@ final class PartitionedPlacer implements Placer {
           seenGroup[at] = gid;
         }
       }
+      if (!kept) {
+        keyOf[slot] = k;
+      }
       want[i] = gid;
       count[gid]++;
     }
     // The skew limit: each partition keeps its first `limit` targets in identity-hash order.
+    long[] limit = new long[groups];
     boolean[] spilled = new boolean[groups];
+    boolean any = spills(members, view, memberGroup, memberLists, n, count, limit, spilled);
     int spills = 0;
-    if (!Double.isNaN(maxSkew)) {
-      // What the collectors hold outside this view (per-node's node-local targets) counts too:
-      // a partition's collectors may carry in all at most maxSkew times the cluster mean.
-      long held = 0;
-      long[] heldBy = new long[groups];
-      for (Member m : members) {
-        int h = view.heldOutside(m);
-        held += h;
-        if (memberGroup[m.id()] >= 0) {
-          heldBy[memberGroup[m.id()]] += h;
-        }
-      }
-      long[] limit = new long[groups];
-      boolean any = false;
-      for (Map.Entry<String, List<Member>> e : memberLists.entrySet()) {
-        int gid = byKey.get(e.getKey()).id;
-        long total = (long) Math.floor(
-            maxSkew * (n + held) * e.getValue().size() / members.size() + 1e-9);
-        limit[gid] = Math.max(0, total - heldBy[gid]);
-        if (count[gid] > limit[gid]) {
-          spilled[gid] = true;
-          any = true;
-        }
-      }
-      if (any) {
-        int[] seen = new int[groups];
-        for (int i = 0; i < n; i++) {
-          int gid = want[i];
-          if (gid != GLOBAL && spilled[gid] && ++seen[gid] > limit[gid]) {
-            want[i] = GLOBAL;
-            spills++;
-          }
+    if (any) {
+      int[] seen = new int[groups];
+      for (int i = 0; i < n; i++) {
+        int gid = want[i];
+        if (gid != GLOBAL && spilled[gid] && ++seen[gid] > limit[gid]) {
+          want[i] = GLOBAL;
+          spills++;
         }
       }
     }
@@ -464,6 +467,127 @@ final class PartitionedPlacer implements Placer {
     }
     global.apply(globalList, view, change);
     report(out, spills, homeless);
+    keptOut = out;
+    keptSpills = spills;
+    keptHomeless = homeless;
+    keptMemberGroup = memberGroup;
+    keptWithMembers = withMembers(memberLists);
+  }
+
+  /**
+   * Which partitions are over the skew limit, given each group's target count: fills {@code
+   * limit} and {@code spilled} by group id; returns whether any is. What the collectors hold
+   * outside this view (per-node's node-local targets) counts too: a partition's collectors may
+   * carry in all at most maxSkew times the cluster mean.
+   */
+  private boolean spills(Members members, Assignment view, int[] memberGroup,
+      Map<String, List<Member>> memberLists, int n, int[] count, long[] limit,
+      boolean[] spilled) {
+    if (Double.isNaN(maxSkew)) {
+      return false;
+    }
+    long held = 0;
+    long[] heldBy = new long[groups];
+    for (Member m : members) {
+      int h = view.heldOutside(m);
+      held += h;
+      if (memberGroup[m.id()] >= 0) {
+        heldBy[memberGroup[m.id()]] += h;
+      }
+    }
+    boolean any = false;
+    for (Map.Entry<String, List<Member>> e : memberLists.entrySet()) {
+      int gid = byKey.get(e.getKey()).id;
+      long total = (long) Math.floor(
+          maxSkew * (n + held) * e.getValue().size() / members.size() + 1e-9);
+      limit[gid] = Math.max(0, total - heldBy[gid]);
+      if (count[gid] > limit[gid]) {
+        spilled[gid] = true;
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  /** By group id: whether the group is a partition with members now. */
+  private boolean[] withMembers(Map<String, List<Member>> memberLists) {
+    boolean[] with = new boolean[groups];
+    for (String k : memberLists.keySet()) {
+      with[byKey.get(k).id] = true;
+    }
+    return with;
+  }
+
+  /**
+   * A collector change that leaves every target in its group: the view's targets are the same
+   * (the engine's own view in a collector change), each keeps its key value ({@code reuse}),
+   * every collector that stays is in the partition it was in, the partitions with collectors are
+   * the same, and no partition is over the skew limit, before or now. Then the groups' lists
+   * stand as they are, and one pass over the view finds what each group has unassigned (the
+   * departed collectors' targets, and any target whose holder is outside its group); the
+   * wrapped placers are handed the change as by a full reconcile. Returns false, having changed
+   * nothing, when a condition does not hold.
+   */
+  private boolean keepGroups(Members members, Assignment view, CollectorSetChange change,
+      int r, int[] memberGroup, Map<String, List<Member>> memberLists) {
+    if (!change.viewChangeKnown() || !change.arrivals().isEmpty()
+        || !change.departures().isEmpty() || keptSpills != 0 || keptMemberGroup == null) {
+      return false;
+    }
+    boolean[] with = withMembers(memberLists);
+    for (int g = 0; g < Math.max(with.length, keptWithMembers.length); g++) {
+      if ((g < with.length && with[g]) != (g < keptWithMembers.length && keptWithMembers[g])) {
+        return false;
+      }
+    }
+    boolean[] added = new boolean[memberGroup.length];
+    for (Member m : change.added()) {
+      if (m.id() < added.length) {
+        added[m.id()] = true;
+      }
+    }
+    for (Member m : members) {
+      int id = m.id();
+      if (!added[id] && (id >= keptMemberGroup.length || keptMemberGroup[id] != memberGroup[id])) {
+        return false;
+      }
+    }
+    int n = view.size();
+    int[] count = new int[groups];
+    for (int g = 0; g < groups; g++) {
+      count[g] = byId[g].slots.size();
+    }
+    if (spills(members, view, memberGroup, memberLists, n, count, new long[groups],
+        new boolean[groups])) {
+      return false;
+    }
+    for (int g = 0; g < groups; g++) {
+      byId[g].arrived.clear();
+      byId[g].departed.clear();
+      byId[g].unplaced = new IntList();
+    }
+    for (int i = 0; i < n; i++) {
+      int slot = view.slotAt(i);
+      int gid = groupOf[slot];
+      Group grp = byId[gid];
+      stamp[slot] = r;
+      Member o = view.ownerOf(slot);
+      if (o == null) {
+        grp.unplaced.add(slot);
+      } else if (gid != GLOBAL && (o.id() >= memberGroup.length || memberGroup[o.id()] != gid)) {
+        view.place(slot, null);
+        grp.unplaced.add(slot);
+      }
+    }
+    for (Map.Entry<String, Group> e : byKey.entrySet()) {
+      List<Member> list = memberLists.get(e.getKey());
+      e.getValue().apply(list == null ? List.of() : list, view, change);
+    }
+    global.apply(members, view, change);
+    report(keptOut, 0, keptHomeless);
+    keptMemberGroup = memberGroup;
+    keptGroups++;
+    return true;
   }
 
   private void report(int out, int spills, Set<String> homeless) {

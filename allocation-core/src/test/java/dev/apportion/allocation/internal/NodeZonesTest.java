@@ -28,6 +28,7 @@ class NodeZonesTest {
   @Test
   void versionMovesOnlyWhenANodeResolvesToAnotherZone() {
     NodeZones zones = new NodeZones();
+    zones.use();
     long v = zones.version();
     zones.learn(members(Collector.of("a", "n1", "z1"), Collector.of("b", "n2", "z2")));
     assertNotEquals(v, zones.version(), "two nodes gained a zone");
@@ -54,6 +55,16 @@ class NodeZonesTest {
         Collector.of("d", "n3")));
     assertEquals(v, zones.version(), "a collector without a zone resolves no node");
     assertEquals(null, zones.zoneOfNode("n3"));
+  }
+
+  @Test
+  void zonesNoKeyReadsAreNotLearned() {
+    NodeZones zones = new NodeZones();
+    zones.learn(members(Collector.of("a", "n1", "z1")));
+    assertEquals(null, zones.zoneOfNode("n1"));
+    PartitionKey.of(dev.apportion.allocation.Allocators.ZONE, zones);
+    zones.learn(members(Collector.of("a", "n1", "z1")));
+    assertEquals("z1", zones.zoneOfNode("n1"));
   }
 
   @Test

@@ -27,18 +27,21 @@ class PartitionIncrementalTest {
   private static final String NODE = "__meta_kubernetes_pod_node_name";
 
   /** The engine and the consistent-hashing placers its partitions made. */
-  private record Built(Engine engine, List<ConsistentHashingPlacer> placers) {}
+  private record Built(Engine engine, List<ConsistentHashingPlacer> placers,
+      PartitionedPlacer partitioned) {}
 
   private static Built build(boolean perNode, double maxSkew) {
     NodeZones zones = new NodeZones();
     List<ConsistentHashingPlacer> made = new ArrayList<>();
-    Placer partitioned = new PartitionedPlacer(PartitionKey.of(Allocators.ZONE, zones), () -> {
+    java.util.function.Supplier<Placer> each = () -> {
       ConsistentHashingPlacer p = new ConsistentHashingPlacer(1.1, 1.15,
           perNode ? Providers.FALLBACK_VIRTUAL_NODES : ConsistentHashingPlacer.VIRTUAL_NODES,
           !perNode);
       made.add(p);
       return p;
-    }, maxSkew, perNode ? "per-node" : "consistent-hashing");
+    };
+    PartitionedPlacer partitioned = new PartitionedPlacer(PartitionKey.of(Allocators.ZONE, zones),
+        each, maxSkew, perNode ? "per-node" : "consistent-hashing");
     Placer placer = perNode ? new PerNodePlacer(partitioned) : partitioned;
     Engine engine = new Engine(perNode ? "per-node" : "consistent-hashing", placer, List.of(), 1.0,
         zones);
@@ -49,7 +52,7 @@ class PartitionIncrementalTest {
       topology.put("node-" + i, "zone-" + (i % 3));
     }
     engine.setNodeZones(topology);
-    return new Built(engine, made);
+    return new Built(engine, made, partitioned);
   }
 
   private static Collector collector(int i) {
@@ -155,6 +158,11 @@ class PartitionIncrementalTest {
       }
       for (ConsistentHashingPlacer p : built.placers()) {
         assertEquals(0, p.incremental.abandoned, "seed " + seed);
+      }
+      if (!perNode) {
+        // Collector changes in a row keep every target's partition: most take the short way.
+        assertTrue(built.partitioned().keptGroups > 0,
+            "seed " + seed + ": no collector change kept the groups");
       }
       assertTrue(continuedChanges * 2 >= collectorChanges,
           "seed " + seed + ": the partitions continued their matching in " + continuedChanges
