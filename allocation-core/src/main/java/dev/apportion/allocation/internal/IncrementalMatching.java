@@ -394,17 +394,20 @@ final class IncrementalMatching {
     // cluster-wide group of a few thousand targets on a ring of 512 tokens a collector, or caps
     // that changed for every collector), one pass over the view that finds each target's token
     // costs less than a search of the view for each token.
-    boolean[] overFull = new boolean[span];
     long overFullCount = 0;
     for (int d = 0; d < dirtyIds.size(); d++) {
       int id = dirtyIds.get(d);
       if (ring.member(id) != null && offered[id] > bounds.cap(id)) {
-        overFull[id] = true;
         overFullCount++;
       }
     }
     boolean byTarget = n < overFullCount * (ring.size() / Math.max(1, members.size()));
     if (byTarget) {
+      boolean[] overFull = new boolean[span];
+      for (int d = 0; d < dirtyIds.size(); d++) {
+        int id = dirtyIds.get(d);
+        overFull[id] = ring.member(id) != null && offered[id] > bounds.cap(id);
+      }
       ownersInView(assignment, n, overFull, span);
     }
     // Else, many over-full collectors to re-run (a change of targets all over the ring): list

@@ -56,7 +56,12 @@ import org.slf4j.LoggerFactory;
  * get by node); a collector change reads the value the last reconcile found for each target that
  * was in the view then, unless the key resolves differently now ({@link PartitionKey#version()}:
  * a collector that gave a node another zone, a new topology), and a member's value is kept while
- * its collector object is. An unchanged re-set of the targets costs nothing here.
+ * its collector object is. When, besides, every target stays in its group (the view's targets
+ * are the same, every collector that stays is in its partition, the partitions with collectors
+ * are the same and none is over the skew limit) the groups' lists are kept and one pass over
+ * the view finds what each group has unassigned ({@link #keepGroups}); {@code per-node}'s pool,
+ * whose targets come and go with its collectors, takes the full reconcile. An unchanged re-set
+ * of the targets costs nothing here.
  */
 final class PartitionedPlacer implements Placer {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedPlacer.class);
@@ -455,8 +460,6 @@ final class PartitionedPlacer implements Placer {
       }
       groupOf[slot] = gid;
     }
-    keysRound = r;
-    keysVersion = version;
     for (int g = 0; g < groups; g++) {
       byId[g].swap();
     }
@@ -466,6 +469,9 @@ final class PartitionedPlacer implements Placer {
       e.getValue().apply(list == null ? List.of() : list, view, change);
     }
     global.apply(globalList, view, change);
+    // Valid only once every group has applied the reconcile (not if a placer failed midway).
+    keysRound = r;
+    keysVersion = version;
     report(out, spills, homeless);
     keptOut = out;
     keptSpills = spills;
@@ -572,6 +578,8 @@ final class PartitionedPlacer implements Placer {
       Group grp = byId[gid];
       stamp[slot] = r;
       Member o = view.ownerOf(slot);
+      // A cluster-wide target's holder is a current member (every one is in that group here):
+      // the engine unassigned the departed members' targets before this call.
       if (o == null) {
         grp.unplaced.add(slot);
       } else if (gid != GLOBAL && (o.id() >= memberGroup.length || memberGroup[o.id()] != gid)) {
