@@ -99,7 +99,7 @@ final class PartitionedPlacer implements Placer {
   private long memberKeysVersion;
   /** What the last reconcile found, for {@link #keepGroups}. */
   private int keptOut;
-  private int keptSpills = -1;
+  private int keptSpills;
   private Set<String> keptHomeless = Set.of();
   private int[] keptMemberGroup;
   private boolean[] keptWithMembers = new boolean[0];
@@ -447,28 +447,15 @@ final class PartitionedPlacer implements Placer {
         grp.arrived.add(slot);
       }
       Member o = view.ownerOf(slot);
-      if (o == null) {
-        grp.unplaced.add(slot);
-      } else {
-        int id = o.id();
-        boolean ok = gid == GLOBAL ? id < inGlobal.length && inGlobal[id]
-            : id < memberGroup.length && memberGroup[id] == gid;
-        if (!ok || groupOf[slot] != gid) {
-          view.place(slot, null);
-          grp.unplaced.add(slot);
-        }
-      }
+      boolean mayHold = o != null && groupOf[slot] == gid && (gid == GLOBAL
+          ? o.id() < inGlobal.length && inGlobal[o.id()] : inPartition(o, gid, memberGroup));
+      collectUnassigned(grp, view, slot, o, mayHold);
       groupOf[slot] = gid;
     }
     for (int g = 0; g < groups; g++) {
       byId[g].swap();
     }
-    // The wrapped placers: partitions in key order, then the cluster-wide group.
-    for (Map.Entry<String, Group> e : byKey.entrySet()) {
-      List<Member> list = memberLists.get(e.getKey());
-      e.getValue().apply(list == null ? List.of() : list, view, change);
-    }
-    global.apply(globalList, view, change);
+    applyGroups(memberLists, globalList, view, change);
     // Valid only once every group has applied the reconcile (not if a placer failed midway).
     keysRound = r;
     keysVersion = version;
@@ -513,6 +500,36 @@ final class PartitionedPlacer implements Placer {
       }
     }
     return any;
+  }
+
+  /** Whether {@code m} is a collector of partition {@code gid} now. */
+  private static boolean inPartition(Member m, int gid, int[] memberGroup) {
+    return m.id() < memberGroup.length && memberGroup[m.id()] == gid;
+  }
+
+  /**
+   * Adds {@code slot} to its group's unassigned list when it has no holder, or when its holder
+   * may not hold it (another group's collector, or a target that changed group): then it is
+   * unassigned first.
+   */
+  private static void collectUnassigned(Group grp, Assignment view, int slot, Member holder,
+      boolean mayHold) {
+    if (holder != null && !mayHold) {
+      view.place(slot, null);
+    }
+    if (holder == null || !mayHold) {
+      grp.unplaced.add(slot);
+    }
+  }
+
+  /** The wrapped placers: partitions in key order, then the cluster-wide group. */
+  private void applyGroups(Map<String, List<Member>> memberLists, List<Member> globalList,
+      Assignment view, CollectorSetChange change) {
+    for (Map.Entry<String, Group> e : byKey.entrySet()) {
+      List<Member> list = memberLists.get(e.getKey());
+      e.getValue().apply(list == null ? List.of() : list, view, change);
+    }
+    global.apply(globalList, view, change);
   }
 
   /** By group id: whether the group is a partition with members now. */
@@ -580,18 +597,10 @@ final class PartitionedPlacer implements Placer {
       Member o = view.ownerOf(slot);
       // A cluster-wide target's holder is a current member (every one is in that group here):
       // the engine unassigned the departed members' targets before this call.
-      if (o == null) {
-        grp.unplaced.add(slot);
-      } else if (gid != GLOBAL && (o.id() >= memberGroup.length || memberGroup[o.id()] != gid)) {
-        view.place(slot, null);
-        grp.unplaced.add(slot);
-      }
+      boolean mayHold = o != null && (gid == GLOBAL || inPartition(o, gid, memberGroup));
+      collectUnassigned(grp, view, slot, o, mayHold);
     }
-    for (Map.Entry<String, Group> e : byKey.entrySet()) {
-      List<Member> list = memberLists.get(e.getKey());
-      e.getValue().apply(list == null ? List.of() : list, view, change);
-    }
-    global.apply(members, view, change);
+    applyGroups(memberLists, members, view, change);
     report(keptOut, 0, keptHomeless);
     keptMemberGroup = memberGroup;
     keptGroups++;
