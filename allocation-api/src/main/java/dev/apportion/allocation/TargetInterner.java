@@ -44,18 +44,28 @@ import java.util.Map;
  * 2<sup>-64</sup> per pair of label sets that share job, address and names: the same guarantee
  * an allocator relies on when it compares {@link Target#hash()} and {@link Target#labelsHash()}
  * to tell an unchanged target. A map that iterates its names in another order than last time is
- * compared string by string with the held target. Targets carry a refresh number; {@link
- * #endRefresh()} removes those not interned since the previous one (backward-shift deletion: no
- * tombstones). New targets share their label names with earlier targets (one {@code String}
+ * compared string by string with the held target.
+ *
+ * <p>Discovery hands its label sets over in much the same order every refresh, so the interner
+ * also keeps each refresh's calls in order (key, check, names and target per call) and first
+ * compares a call with the previous refresh's call at the same position: an unchanged refresh in
+ * the same order reads the maps and two sequential arrays, never the table. Only the calls that
+ * missed their turn probe the table, which records the refresh and position of the last such
+ * call for each target. {@link #endRefresh()} then forgets the previous refresh's targets that
+ * were found neither in turn nor in the table (backward-shift deletion: no tombstones), probing
+ * only for the calls that did not match in turn; a label set found twice in one refresh is
+ * marked so that the next refresh finds it through the table, where its count is kept. New targets share their label names with earlier targets (one {@code String}
  * instance per distinct name) and repeated values through a small direct-mapped cache, so
  * 100,000 pods do not keep 1.3 million copies of {@code "__meta_kubernetes_pod_ready"} and
  * {@code "true"}.
  *
  * <p><b>Not thread-safe</b>: one discovery loop uses it at a time (the targets it returns are
  * immutable and may be shared freely). {@link #intern} never blocks; it allocates only when it
- * builds a new target or grows its table. Memory: the table holds 56 to 112 bytes per target (a
- * reference and three longs per slot, at most half the slots used) beside the targets
- * themselves, which it keeps until the refresh that no longer has them ends.
+ * builds a new target or grows its table or its record of calls (to the size of the largest
+ * refresh). Memory: the table holds 72 to 144 bytes per target (a
+ * reference and four longs per slot, at most half the slots used) and the record of the last two
+ * refreshes' calls about 46 bytes per call (two longs, a reference, a short and a byte, twice),
+ * beside the targets themselves, which it keeps until the refresh that no longer has them ends.
  *
  * @since 0.3.0
  */
@@ -66,19 +76,40 @@ public final class TargetInterner {
   /** Distinct name sequences kept at most; past it, a hit compares the held target's names. */
   private static final int MAX_NAME_SETS = 1 << 10;
   /** Longs per slot in {@link #slots}. */
-  private static final int STRIDE = 3;
+  private static final int STRIDE = 4;
+  /** A call's flag: it found the target the previous refresh's call at its position found. */
+  private static final byte IN_TURN = 1;
+  /** A call's flag: its target was found more than once in its refresh. */
+  private static final byte REPEATED = 2;
+  /**
+   * A previous call's flag: a call of the current refresh found its target out of turn, so a
+   * later call at that position must not take it in turn (it may be a repeat, see {@link
+   * #intern}).
+   */
+  private static final byte NOT_IN_TURN = 4;
+  /** Calls of a refresh recorded in order at least, before the cap of {@link #recordCap()}. */
+  private static final int MIN_RECORDED = 1 << 10;
 
   /** The table: a slot is empty when its target is null. */
   private Target[] targets = new Target[MIN_CAPACITY];
   /**
-   * Per slot {@code i}, three longs side by side, so that one cache line answers a probe: {@code
-   * [3i]} the key, {@code [3i + 1]} the check (a second, independent 64-bit hash of the same
-   * label set), {@code [3i + 2]} the refresh that last interned it (high 32 bits) and the index in
-   * {@link #nameSets} of its names in the order its map gave them (low 32 bits; -1 for none).
+   * Per slot {@code i}, four longs side by side, so that one cache line answers a probe: {@code
+   * [4i]} the key, {@code [4i + 1]} the check (a second, independent 64-bit hash of the same
+   * label set), {@code [4i + 2]} the refresh that last found it out of turn or built it (high 32
+   * bits) and the index in {@link #nameSets} of its names in the order its map gave them (low 32
+   * bits; -1 for none), {@code [4i + 3]} the position of that call in its refresh (-1 when not
+   * recorded).
    */
   private long[] slots = new long[MIN_CAPACITY * STRIDE];
   private int size;
   private int refresh = 1;
+
+  /** The previous refresh's calls, in order (see {@link Calls}). */
+  private Calls previous = new Calls();
+  /** The current refresh's calls so far. */
+  private Calls current = new Calls();
+  /** Calls that probed the table (they did not match the previous refresh's call in turn). */
+  long probed;
 
   /** Reads a map: its pairs, and the sums behind the key and the check. */
   private final PairReader reader = new PairReader();
@@ -99,7 +130,7 @@ public final class TargetInterner {
    * job, address and labels, {@code __meta_*} included) since the previous {@link #endRefresh()}
    * or in the refresh before it, else a new one, built and validated exactly as {@link
    * Target#of(String, String, Map)} builds it. Never blocks; allocates nothing when it finds the
-   * target.
+   * target (but to grow the record of calls, once, past the largest refresh so far).
    *
    * @param job the scrape job's name; not null, not blank
    * @param address the address scraped; not null, not blank
@@ -122,10 +153,25 @@ public final class TargetInterner {
       return Target.of(job, address, labels); // throws, or handles what the map's iteration did
     }
     int pairs = r.pairs;
-    long jobHash = r.charsHash(job);
-    long addressHash = r.charsHash(address);
+    long jobHash = PairReader.charsHash(job);
+    long addressHash = PairReader.charsHash(address);
     long key = mix(r.sum + mix(jobHash * 0x9E3779B97F4A7C15L ^ addressHash) + pairs);
     long check = mix2(r.check + mix2(addressHash * 0xC2B2AE3D27D4EB4FL + jobHash) + pairs);
+    int position = current.count;
+    Calls prev = previous;
+    if (position < prev.count && prev.keys[position << 1] == key
+        && prev.keys[(position << 1) + 1] == check
+        && (prev.flags[position] & (REPEATED | NOT_IN_TURN)) == 0) {
+      int names = prev.names[position];
+      // The common case: the map at this position in the previous refresh was this one. No
+      // table probe, no write to the table.
+      if (names >= 0 && sameNames(nameSets.get(names), r.kv, pairs)) {
+        Target t = prev.targets[position];
+        current.add(key, check, t, names, IN_TURN);
+        return t;
+      }
+    }
+    probed++;
     int mask = targets.length - 1;
     long[] sl = slots;
     for (int i = (int) key & mask; ; i = (i + 1) & mask) {
@@ -141,14 +187,74 @@ public final class TargetInterner {
         // another order is compared string by string.
         if ((names >= 0 && sameNames(nameSets.get(names), r.kv, pairs))
             || matches(t, job, address, r.kv, pairs)) {
+          byte flags = outOfTurn(t, (int) (info >>> 32), (int) sl[at + 3], position);
           sl[at + 2] = ((long) refresh << 32) | (info & 0xFFFFFFFFL);
+          sl[at + 3] = record(key, check, t, names, flags);
           return t;
         }
       }
     }
     Target t = build(job, address, r.kv, pairs);
-    insert(t, key, check, nameSetOf(r.kv, pairs));
+    int names = nameSetOf(r.kv, pairs);
+    insert(t, key, check, names, record(key, check, t, names, (byte) 0));
     return t;
+  }
+
+  /**
+   * The flags of a call that found {@code t} in the table, out of turn, at {@code position}; the
+   * table's entry says the refresh and the position of the last call that found it there. A
+   * target found twice in a refresh is marked {@link #REPEATED} at both calls, so that the next
+   * refresh takes neither in turn: {@link #endRefresh()} may then forget a target of the previous
+   * refresh not found in turn at its position unless the table says it was found out of turn.
+   * Every target not repeated was found at one position, the one its entry holds: found again at
+   * another, it is a repeat if the call at that position found it in turn already, and that call,
+   * if still to come, must look it up in the table (which tells it is a repeat).
+   */
+  @SuppressWarnings("ReferenceEquality") // the very instance the call at that position found
+  private byte outOfTurn(Target t, int lastRefresh, int lastPosition, int position) {
+    Calls cur = current;
+    if (lastRefresh == refresh) {
+      if (lastPosition >= 0) {
+        cur.flags[lastPosition] |= REPEATED;
+      }
+      return REPEATED;
+    }
+    if (lastPosition < 0 || lastPosition == position) {
+      return 0;
+    }
+    if (lastPosition < position) {
+      if (lastPosition < cur.count && (cur.flags[lastPosition] & IN_TURN) != 0
+          && cur.targets[lastPosition] == t) {
+        cur.flags[lastPosition] |= REPEATED;
+        return REPEATED;
+      }
+    } else if (lastPosition < previous.count) {
+      previous.flags[lastPosition] |= NOT_IN_TURN;
+    }
+    return 0;
+  }
+
+  /**
+   * Records the current call; returns its position, or -1 when the refresh has more calls than
+   * are recorded (then the next refresh takes none in turn past them).
+   */
+  private int record(long key, long check, Target t, int names, byte flags) {
+    Calls cur = current;
+    if (cur.count >= recordCap()) {
+      cur.complete = false;
+      return -1;
+    }
+    int position = cur.count;
+    cur.add(key, check, t, names, flags);
+    return position;
+  }
+
+  /**
+   * Calls recorded per refresh: a loop that never ends a refresh (or interns one label set over
+   * and over) must not grow the record past what the table holds.
+   */
+  private int recordCap() {
+    return Math.max(MIN_RECORDED, Math.max(previous.count, size) << 1);
   }
 
   /**
@@ -159,8 +265,59 @@ public final class TargetInterner {
    * @return how many targets were forgotten
    */
   public int endRefresh() {
+    int removed;
+    if (previous.complete) {
+      removed = forgetPrevious();
+    } else {
+      removed = forgetUnstamped();
+    }
+    size -= removed;
+    Calls done = previous;
+    previous = current;
+    current = done;
+    current.clear();
+    refresh++;
+    return removed;
+  }
+
+  /**
+   * Forgets the targets of the previous refresh not found in this one: those of its calls whose
+   * position was not found in turn, unless the table says they were found out of turn. Only the
+   * previous refresh's calls are read; the table is probed for those not found in turn.
+   */
+  private int forgetPrevious() {
+    Calls prev = previous;
+    Calls cur = current;
     int removed = 0;
-    int current = refresh;
+    for (int j = 0; j < prev.count; j++) {
+      if (j < cur.count && (cur.flags[j] & IN_TURN) != 0) {
+        continue;
+      }
+      int slot = slotOf(prev.targets[j], prev.keys[j << 1]);
+      if (slot >= 0 && (int) (slots[slot * STRIDE + 2] >>> 32) != refresh) {
+        delete(slot);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Forgets every target not found in this refresh, by one pass over the table, after stamping
+   * those found in turn: for a previous refresh whose calls were not all recorded.
+   */
+  private int forgetUnstamped() {
+    Calls cur = current;
+    for (int j = 0; j < cur.count; j++) {
+      if ((cur.flags[j] & IN_TURN) != 0) {
+        int slot = slotOf(cur.targets[j], cur.keys[j << 1]);
+        int at = slot * STRIDE;
+        slots[at + 2] = ((long) refresh << 32) | (slots[at + 2] & 0xFFFFFFFFL);
+        slots[at + 3] = j;
+      }
+    }
+    int removed = 0;
+    int stamp = refresh;
     Target[] ts = targets;
     int mask = ts.length - 1;
     // Backward-shift deletion must not start inside a probe run that wraps around the table's
@@ -170,14 +327,27 @@ public final class TargetInterner {
       start++;
     }
     for (int n = 0, i = (start + 1) & mask; n < ts.length; n++, i = (i + 1) & mask) {
-      while (ts[i] != null && (int) (slots[i * STRIDE + 2] >>> 32) != current) {
+      while (ts[i] != null && (int) (slots[i * STRIDE + 2] >>> 32) != stamp) {
         delete(i);
         removed++;
       }
     }
-    size -= removed;
-    refresh++;
     return removed;
+  }
+
+  /** The slot holding {@code t}, whose key is {@code key}, or -1. */
+  @SuppressWarnings("ReferenceEquality") // the very instance the table holds
+  private int slotOf(Target t, long key) {
+    int mask = targets.length - 1;
+    for (int i = (int) key & mask; ; i = (i + 1) & mask) {
+      Target held = targets[i];
+      if (held == null) {
+        return -1;
+      }
+      if (held == t) {
+        return i;
+      }
+    }
   }
 
   /**
@@ -280,7 +450,7 @@ public final class TargetInterner {
 
   // ---- table ------------------------------------------------------------------------------------
 
-  private void insert(Target t, long key, long check, int names) {
+  private void insert(Target t, long key, long check, int names, int position) {
     if ((size + 1) << 1 > targets.length) {
       grow();
     }
@@ -293,6 +463,7 @@ public final class TargetInterner {
     slots[i * STRIDE] = key;
     slots[i * STRIDE + 1] = check;
     slots[i * STRIDE + 2] = ((long) refresh << 32) | (names & 0xFFFFFFFFL);
+    slots[i * STRIDE + 3] = position;
     size++;
   }
 
@@ -355,6 +526,45 @@ public final class TargetInterner {
   private static int mixInt(int h) {
     h *= 0x9E3779B9;
     return h ^ (h >>> 16);
+  }
+
+  /**
+   * One refresh's calls in order: per call the key and the check of its label set (side by side),
+   * the target returned, the index of its names in {@link #nameSets} and flags ({@link #IN_TURN},
+   * {@link #REPEATED}, {@link #NOT_IN_TURN}). Kept for two refreshes, reused in turn.
+   */
+  private static final class Calls {
+    long[] keys = new long[0];
+    Target[] targets = new Target[0];
+    short[] names = new short[0];
+    byte[] flags = new byte[0];
+    int count;
+    /** Whether every call of the refresh is recorded. */
+    boolean complete = true;
+
+    void add(long key, long check, Target t, int nameSet, byte flag) {
+      int i = count;
+      if (i == targets.length) {
+        int n = Math.max(64, i + (i >> 1));
+        keys = java.util.Arrays.copyOf(keys, n << 1);
+        targets = java.util.Arrays.copyOf(targets, n);
+        names = java.util.Arrays.copyOf(names, n);
+        flags = java.util.Arrays.copyOf(flags, n);
+      }
+      keys[i << 1] = key;
+      keys[(i << 1) + 1] = check;
+      targets[i] = t;
+      names[i] = (short) nameSet;
+      flags[i] = flag;
+      count = i + 1;
+    }
+
+    /** Empties the record for the next refresh, dropping its references to targets. */
+    void clear() {
+      java.util.Arrays.fill(targets, 0, count, null);
+      count = 0;
+      complete = true;
+    }
   }
 
   @Override

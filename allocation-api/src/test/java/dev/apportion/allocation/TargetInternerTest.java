@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -17,6 +18,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class TargetInternerTest {
+  /** What {@code TargetInterner} records of a refresh's calls at least (its MIN_RECORDED). */
+  private static final int MIN_RECORDED = 1 << 10;
 
   private static Map<String, String> pod(int i, int serial) {
     Map<String, String> m = new HashMap<>();
@@ -133,6 +136,98 @@ class TargetInternerTest {
     assertEquals(0, interner.endRefresh());
   }
 
+  /**
+   * A refresh that hands the label sets over in the previous refresh's order finds each in turn,
+   * without a table probe; one that replaces some probes for those only; another order probes for
+   * every label set out of its turn. Every refresh finds the targets the last one returned.
+   */
+  @Test
+  void labelSetsInThePreviousOrderAreFoundInTurn() {
+    TargetInterner interner = new TargetInterner();
+    List<Map<String, String>> pods = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      pods.add(pod(i % 50, i));
+    }
+    List<Target> first = internAll(interner, pods);
+    assertEquals(2000, interner.probed, "a first refresh looks every label set up");
+    assertEquals(0, interner.endRefresh());
+    interner.probed = 0;
+    List<Target> second = internAll(interner, pods);
+    assertEquals(0, interner.probed, "the same order: every label set found in turn");
+    assertSameElements(first, second);
+    assertEquals(0, interner.endRefresh());
+
+    for (int i = 0; i < pods.size(); i += 100) {
+      pods.set(i, pod(i % 50, 10_000 + i));
+    }
+    interner.probed = 0;
+    List<Target> third = internAll(interner, pods);
+    assertEquals(20, interner.probed, "only the replaced label sets probe the table");
+    assertEquals(20, interner.endRefresh(), "the replaced targets are forgotten");
+    assertEquals(2000, interner.size());
+    for (int i = 0; i < pods.size(); i++) {
+      if (i % 100 != 0) {
+        assertSame(first.get(i), third.get(i));
+      }
+    }
+
+    Collections.reverse(pods);
+    interner.probed = 0;
+    List<Target> reversed = internAll(interner, pods);
+    assertTrue(interner.probed >= 1999, "another order is found through the table");
+    assertEquals(0, interner.endRefresh());
+    Collections.reverse(reversed);
+    assertSameElements(third, reversed);
+    interner.probed = 0;
+    internAll(interner, pods);
+    assertEquals(0, interner.probed, "the new order is the one taken in turn next");
+    assertEquals(0, interner.endRefresh());
+  }
+
+  /**
+   * A label set found twice in a refresh, once in turn and once through the table, is not
+   * forgotten when the next refresh finds it in turn at the first position only.
+   */
+  @Test
+  void aRepeatedLabelSetIsKeptWhileAnyCallFindsIt() {
+    TargetInterner interner = new TargetInterner();
+    Map<String, String> a = pod(1, 1);
+    Map<String, String> b = pod(2, 2);
+    Target ta = intern(interner, fresh(a));
+    Target tb = intern(interner, fresh(b));
+    assertEquals(0, interner.endRefresh());
+    // a and b in turn; a again, past the previous refresh's calls: a repeat.
+    assertSame(ta, intern(interner, fresh(a)));
+    assertSame(tb, intern(interner, fresh(b)));
+    assertSame(ta, intern(interner, fresh(a)));
+    assertEquals(0, interner.endRefresh());
+    // a and b at their positions, a no longer at the third.
+    assertSame(ta, intern(interner, fresh(a)));
+    assertSame(tb, intern(interner, fresh(b)));
+    assertEquals(0, interner.endRefresh(), "a is still found");
+    assertEquals(2, interner.size());
+    assertSame(ta, intern(interner, fresh(a)));
+    assertEquals(1, interner.endRefresh(), "b is forgotten");
+    assertEquals(1, interner.size());
+    assertSame(ta, intern(interner, fresh(a)));
+    assertEquals(0, interner.endRefresh());
+  }
+
+  private static List<Target> internAll(TargetInterner interner, List<Map<String, String>> maps) {
+    List<Target> out = new ArrayList<>(maps.size());
+    for (Map<String, String> m : maps) {
+      out.add(intern(interner, fresh(m)));
+    }
+    return out;
+  }
+
+  private static void assertSameElements(List<Target> expected, List<Target> actual) {
+    assertEquals(expected.size(), actual.size());
+    for (int i = 0; i < expected.size(); i++) {
+      assertSame(expected.get(i), actual.get(i), "at " + i);
+    }
+  }
+
   @Test
   void rejectsWhatTargetOfRejects() {
     TargetInterner interner = new TargetInterner();
@@ -173,7 +268,7 @@ class TargetInternerTest {
    */
   @Test
   void randomHistoriesAgreeWithTargetOf() {
-    for (long seed = 1; seed <= 8; seed++) {
+    for (long seed = 1; seed <= 24; seed++) {
       history(seed);
     }
   }
@@ -215,7 +310,7 @@ class TargetInternerTest {
       int changes = random.nextInt(Math.max(1, live.size() / 5));
       for (int c = 0; c < changes; c++) {
         int k = random.nextInt(live.size());
-        switch (random.nextInt(4)) {
+        switch (random.nextInt(7)) {
           case 0 -> live.remove(k);
           case 1 -> {
             Map<String, String> m = new HashMap<>(live.get(k));
@@ -223,11 +318,28 @@ class TargetInternerTest {
             live.set(k, m);
           }
           case 2 -> live.add(pod(random.nextInt(50), next++));
+          case 3 -> live.add(random.nextInt(live.size() + 1), pod(random.nextInt(50), next++));
+          case 4 -> Collections.swap(live, k, random.nextInt(live.size()));
+          case 5 -> live.add(random.nextInt(live.size() + 1), live.get(k));
           default -> live.add(live.get(k));
         }
         if (live.isEmpty()) {
           live.add(pod(0, next++));
         }
+      }
+      if (random.nextInt(8) == 0) {
+        // Another order: the calls meet the previous refresh's out of turn.
+        Collections.shuffle(live, random);
+      }
+      if (random.nextInt(10) == 0) {
+        // One label set over and over: more calls than a refresh records.
+        Map<String, String> m = live.get(random.nextInt(live.size()));
+        int at = random.nextInt(live.size());
+        for (int c = 2 * live.size() + MIN_RECORDED; c > 0; c--) {
+          live.add(at, m);
+        }
+      } else if (live.size() > 3000) {
+        live.subList(1000, live.size()).clear();
       }
     }
   }
