@@ -319,8 +319,14 @@ final class Engine implements Allocator {
   private Ordered inNameOrder(Collector[] given) {
     Collector[] known = new Collector[members.size()];
     List<Collector> fresh = new ArrayList<>();
+    // The last snapshot's name index answers with one probe (the name's cached hash, then its
+    // arrays); what it says is checked against the members, and searched for when it differs.
+    NameIndex index = snapshot.indexByName;
     for (Collector c : given) {
-      Member m = members.byName(c.name());
+      String name = c.name();
+      int at = index.get(name);
+      Member m = at >= 0 && at < members.size() && members.get(at).name().equals(name)
+          ? members.get(at) : members.byName(name);
       if (m == null) {
         fresh.add(c);
       } else if (known[m.index()] != null) {
@@ -414,15 +420,18 @@ final class Engine implements Allocator {
       limits.apply(m);
       next[i++] = m;
     }
-    // The members that left: both lists are in name order, so one walk over the two.
+    // The members that left: those no given collector was matched to (by index, in name order;
+    // the indices are still the previous set's here).
     List<Member> removed = new ArrayList<>();
-    int g = 0;
-    for (Member m : members) {
-      while (g < byName.length && byName[g].name().compareTo(m.name()) < 0) {
-        g++;
+    boolean[] kept = new boolean[members.size()];
+    for (Member m : known) {
+      if (m != null) {
+        kept[m.index()] = true;
       }
-      if (g == byName.length || !byName[g].name().equals(m.name())) {
-        removed.add(m);
+    }
+    for (int k = 0; k < kept.length; k++) {
+      if (!kept[k]) {
+        removed.add(members.get(k));
       }
     }
     for (int j = 0; j < next.length; j++) {

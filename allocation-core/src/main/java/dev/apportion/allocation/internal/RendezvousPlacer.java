@@ -193,6 +193,10 @@ final class RendezvousPlacer implements Placer {
     // Each target is decided alone, so the walk takes the slots in memory order when the view
     // allows it (sequential reads of the owners and hashes instead of one random read each).
     int limit = assignment.slotLimit();
+    if (uniform && reweighted.isEmpty() && a == 1 && limit >= 0) {
+      oneAdded(challengers[0], limit, byId, hashById, assignment);
+      return;
+    }
     int n = limit >= 0 ? limit : assignment.size();
     for (int i = 0; i < n; i++) {
       int slot = limit >= 0 ? i : assignment.slotAt(i);
@@ -249,6 +253,34 @@ final class RendezvousPlacer implements Placer {
       }
       if (best != holder) {
         assignment.place(slot, best);
+      }
+    }
+  }
+
+  /**
+   * The common addition: one collector joins collectors of equal capacity. Each placed target
+   * moves to it when its score beats the holder's, which is the general loop's test with the
+   * newcomer's hash and index held in registers and nothing else read but the target's hash, its
+   * holder's id and that holder's hash (and, only on a tie of scores, the holder's index).
+   */
+  private static void oneAdded(Member added, int limit, Member[] byId, long[] hashById,
+      Assignment assignment) {
+    long addedHash = added.hash();
+    int addedId = added.id();
+    int addedIndex = added.index();
+    for (int slot = 0; slot < limit; slot++) {
+      int holderId = assignment.holderId(slot);
+      if (holderId < 0 || holderId == addedId) {
+        continue;
+      }
+      long key = assignment.hash(slot);
+      long s = HashRings.rendezvousScore(addedHash, key);
+      Member holder = holderId < byId.length ? byId[holderId] : null;
+      long holderHash = holder != null ? hashById[holderId] : assignment.ownerOf(slot).hash();
+      long h = HashRings.rendezvousScore(holderHash, key);
+      if (s > h || (s == h && addedIndex < (holder != null ? holder
+          : assignment.ownerOf(slot)).index())) {
+        assignment.place(slot, added);
       }
     }
   }
