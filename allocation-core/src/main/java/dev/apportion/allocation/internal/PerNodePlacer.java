@@ -77,6 +77,7 @@ final class PerNodePlacer implements Placer {
     if (!inPool[slot]) {
       inPool[slot] = true;
       poolSize++;
+      poolView.joined(slot);
     }
   }
 
@@ -282,6 +283,7 @@ final class PerNodePlacer implements Placer {
     if (change.before().isEmpty()) {
       Arrays.fill(inPool, false);
       poolSize = 0;
+      poolView.reset();
       for (int i = 0; i < orphans.size(); i++) {
         int s = orphans.get(i);
         Member w = winner(s);
@@ -409,29 +411,115 @@ final class PerNodePlacer implements Placer {
     }
   }
 
-  /** The fallback's view: only the pool's targets. */
+  /**
+   * The fallback's view: only the pool's targets, in the engine's order. Rebuilt when the pool
+   * changed and the fallback reads it: from the last list, less the slots that left, merged with
+   * the slots that joined since (sorted), when those are few; else by a pass over the engine's
+   * order. A slot that joined is taken out of its old place and put in again, so a slot freed and
+   * taken by another target is placed by its new target.
+   */
   private final class PoolView implements Assignment {
     Assignment parent;
-    private final IntList sorted = new IntList();
+    private IntList sorted = new IntList();
+    private IntList spare = new IntList();
     private boolean valid;
+    /** Whether {@link #sorted} and {@link #joinedSince} together tell the pool. */
+    private boolean based;
+    /** The slots that joined the pool since {@link #sorted} was built (repeats possible). */
+    private final IntList joinedSince = new IntList();
+    private int[] joinMark = new int[16];
+    private int joinStamp;
 
     void invalidate() {
       valid = false;
     }
 
+    /** Forgets the list: the next read walks the engine's order. */
+    void reset() {
+      valid = false;
+      based = false;
+      joinedSince.clear();
+    }
+
+    void joined(int slot) {
+      if (based) {
+        joinedSince.add(slot);
+        if (joinedSince.size() > (parent == null ? 0 : parent.size() >> 4) + 64) {
+          // Many joined: a pass over the order is cheaper than sorting them.
+          reset();
+        }
+      }
+    }
+
     private IntList sorted() {
       if (!valid) {
-        sorted.clear();
-        int n = parent.size();
-        for (int i = 0; i < n; i++) {
-          int s = parent.slotAt(i);
-          if (inPool[s]) {
-            sorted.add(s);
+        if (based && parent instanceof Slots slots) {
+          merge(slots);
+        } else {
+          sorted.clear();
+          int n = parent.size();
+          for (int i = 0; i < n; i++) {
+            int s = parent.slotAt(i);
+            if (inPool[s]) {
+              sorted.add(s);
+            }
           }
         }
+        joinedSince.clear();
         valid = true;
+        based = true;
       }
       return sorted;
+    }
+
+    /** Rebuilds {@link #sorted} from itself and {@link #joinedSince}. */
+    private void merge(Slots slots) {
+      IntList joined = joinedSince;
+      int max = 0;
+      for (int i = 0; i < joined.size(); i++) {
+        max = Math.max(max, joined.get(i));
+      }
+      if (max >= joinMark.length) {
+        joinMark = Arrays.copyOf(joinMark, Math.max(max + 1, joinMark.length * 2));
+      }
+      joinStamp += 2;
+      int stamp = joinStamp;
+      int[] marks = joinMark;
+      for (int i = 0; i < joined.size(); i++) {
+        marks[joined.get(i)] = stamp;
+      }
+      // The joined slots still in the pool, once each, in order.
+      IntList add = new IntList(joined.size());
+      for (int i = 0; i < joined.size(); i++) {
+        int s = joined.get(i);
+        if (inPool[s] && marks[s] == stamp) {
+          add.add(s);
+          marks[s] = stamp + 1;
+        }
+      }
+      long[] hashes = slots.hashes();
+      Target[] targets = slots.targets();
+      slots.sorter().sort(add.array(), add.size(), hashes, targets);
+      IntList out = spare;
+      out.clear();
+      out.ensureCapacity(sorted.size() + add.size());
+      int a = 0;
+      for (int i = 0; i < sorted.size(); i++) {
+        int s = sorted.get(i);
+        // Left, or joined again (its place is taken anew, from its current target).
+        if (!inPool[s] || (s < marks.length && marks[s] >= stamp)) {
+          continue;
+        }
+        while (a < add.size() && SlotOrder.compare(add.get(a), s, hashes, targets) < 0) {
+          out.add(add.get(a++));
+        }
+        out.add(s);
+      }
+      while (a < add.size()) {
+        out.add(add.get(a++));
+      }
+      spare = sorted;
+      sorted = out;
     }
 
     @Override
