@@ -31,7 +31,9 @@ import java.util.Arrays;
  *
  * <p><b>Cost.</b> O(changed targets x log n) to find owners, plus for each over-full collector
  * concerned O(tokens x log n + its targets), plus the probe rounds over round 1's rejected
- * targets; no pass over the view.
+ * targets; no pass over the view. An over-full collector whose arcs kept their targets since it
+ * was last re-run (a collector change elsewhere, which moves its cap only) takes its sorted keys
+ * from that run: O(its targets).
  */
 final class IncrementalMatching {
   /**
@@ -53,11 +55,27 @@ final class IncrementalMatching {
   /** Changes placed from the last matching, and those that turned out to need a full one. */
   int continued;
   int abandoned;
+  /** Over-full collectors whose round 1 was re-run from their kept keys. */
+  int arcsKept;
   /** By member id: how many targets propose to it in round 1, and its cap then. */
   private int[] offered = new int[0];
   private long[] capsThen = new long[0];
   /** By member id: the slots it rejected in round 1 (empty unless it was over-full). */
   private IntList[] rejectedBy = new IntList[0];
+  /**
+   * By member id: the sorted round-1 keys of the targets on its arcs, kept from the last time
+   * it was over-full, valid while {@link #arcKeysGen} holds {@link #viewGen}. A collector change
+   * moves every cap a little and re-runs round 1 for the collectors over-full before or after;
+   * those whose arcs kept the same targets (all but the neighbours of the tokens that came or
+   * went) then take their keys from here instead of searching the ring and the view for each
+   * of their hundreds of arcs. The keys hold view positions, so any change of the view's targets
+   * forgets them all.
+   */
+  private long[][] arcKeys = new long[0][];
+  private int[] arcKeysCount = new int[0];
+  private int[] arcKeysGen = new int[0];
+  /** Moves when the view's targets (or the key widths) change: every kept key list is stale. */
+  private int viewGen = 1;
 
   // Scratch of one change.
   private boolean[] dirty = new boolean[0];
@@ -99,6 +117,14 @@ final class IncrementalMatching {
   void invalidate() {
     valid = false;
     validFor = null;
+    viewGen++;
+  }
+
+  /** Forgets the kept keys of member {@code id}: the targets on its arcs changed. */
+  private void arcsChanged(int id) {
+    if (id < arcKeysGen.length) {
+      arcKeysGen[id] = 0;
+    }
   }
 
   /**
@@ -156,6 +182,7 @@ final class IncrementalMatching {
     indexBits = BoundedMatching.indexBits(assignment.size());
     validFor = members;
     valid = true;
+    viewGen++;
     // Grouped now, beside a placement that has just read the whole ring: the next change of
     // targets all over it finds the grouping there instead of paying for it. Not for a view
     // with few targets for its ring (a pool of a few hundred on a ring of thousands of tokens),
@@ -185,6 +212,9 @@ final class IncrementalMatching {
     }
     if (!unitCosts(added, assignment)) {
       return false;
+    }
+    if (!added.isEmpty() || !removed.isEmpty()) {
+      viewGen++; // the view's positions moved
     }
     begin(removed);
     withdraw(removed, assignment);
@@ -226,6 +256,9 @@ final class IncrementalMatching {
     if (!unitCosts(arrivals, assignment)) {
       return false;
     }
+    if (!arrivals.isEmpty() || !departures.isEmpty()) {
+      viewGen++; // the view's positions moved
+    }
     begin(departures);
     // The targets that left: round 1 offered them to their owner on the ring before it changes.
     withdraw(departures, assignment);
@@ -243,6 +276,7 @@ final class IncrementalMatching {
       for (Member x : change.removed()) {
         offered[x.id()] = 0;
         rejected(x.id()).clear();
+        arcsChanged(x.id());
       }
       for (int p = 0; p < arcPositions.size(); p++) {
         int i = arcPositions.get(p);
@@ -253,6 +287,7 @@ final class IncrementalMatching {
         int id = ring.idAt(ring.tokenIndex(assignment.hashAt(i)));
         offered[id]++;
         markDirty(id);
+        arcsChanged(id);
         touched.add(s);
         touchedOwner.add(id);
       }
@@ -270,6 +305,7 @@ final class IncrementalMatching {
         capsThen[y.id()] = -1;
         rejected(y.id()).clear();
         markDirty(y.id());
+        arcsChanged(y.id());
       }
       // Each new token takes the start of the arc of the next token that is not new: that
       // token's collector loses those targets (an arrival was never offered to it).
@@ -286,6 +322,7 @@ final class IncrementalMatching {
           int was = (int) arcOwners[p];
           offered[was]--;
           markDirty(was);
+          arcsChanged(was);
           offered[y.id()]++;
           touched.add(s);
           touchedOwner.add(y.id());
@@ -438,26 +475,36 @@ final class IncrementalMatching {
         continue;
       }
       // Over-full: keep the cap closest, by round 1's sort key.
-      arcPositions.clear();
-      keysCount = 0;
-      if (byTarget) {
-        arcsFromView(id, assignment);
+      long[] sorted = keptKeys(id);
+      int count;
+      if (sorted != null) {
+        count = arcKeysCount[id];
+        arcsKept++;
       } else {
-        arcsOf(m, assignment, n, arcPositions, null, grouped);
+        arcPositions.clear();
+        keysCount = 0;
+        if (byTarget) {
+          arcsFromView(id, assignment);
+        } else {
+          arcsOf(m, assignment, n, arcPositions, null, grouped);
+        }
+        if (arcPositions.size() != offered[id]) {
+          // Cannot happen while the state is right; if it does, the full placement is.
+          abandoned++;
+          invalidate();
+          return false;
+        }
+        for (int p = 0; p < keysCount; p++) {
+          keys[p] = BoundedMatching.key(id, arcOwners[p], arcPositions.get(p), idBits,
+              indexBits);
+        }
+        Arrays.sort(keys, 0, keysCount);
+        sorted = keep(id, keys, keysCount);
+        count = keysCount;
       }
-      if (arcPositions.size() != offered[id]) {
-        // Cannot happen while the state is right; if it does, the full placement is.
-        abandoned++;
-        invalidate();
-        return false;
-      }
-      for (int p = 0; p < keysCount; p++) {
-        keys[p] = BoundedMatching.key(id, arcOwners[p], arcPositions.get(p), idBits, indexBits);
-      }
-      Arrays.sort(keys, 0, keysCount);
       long indexMask = (1L << indexBits) - 1;
-      for (int p = (int) cap; p < keysCount; p++) {
-        old.add(assignment.slotAt((int) (keys[p] & indexMask)));
+      for (int p = (int) cap; p < count; p++) {
+        old.add(assignment.slotAt((int) (sorted[p] & indexMask)));
       }
     }
     dirtyIds.clear();
@@ -707,6 +754,33 @@ final class IncrementalMatching {
       }
     }
     throw new IllegalStateException("slot " + slot + " is not in the view");
+  }
+
+  /** Member {@code id}'s kept keys when valid and as many as it is offered, else null. */
+  private long[] keptKeys(int id) {
+    if (id < arcKeysGen.length && arcKeysGen[id] == viewGen && arcKeysCount[id] == offered[id]) {
+      return arcKeys[id];
+    }
+    return null;
+  }
+
+  /** Keeps {@code sorted[0 .. count)} as member {@code id}'s keys; returns the kept array. */
+  private long[] keep(int id, long[] sorted, int count) {
+    if (arcKeysGen.length <= id) {
+      int size = Math.max(id + 1, 2 * arcKeysGen.length);
+      arcKeys = Arrays.copyOf(arcKeys, size);
+      arcKeysCount = Arrays.copyOf(arcKeysCount, size);
+      arcKeysGen = Arrays.copyOf(arcKeysGen, size);
+    }
+    long[] kept = arcKeys[id];
+    if (kept == null || kept.length < count || kept.length > 4 * count + 16) {
+      kept = new long[count + (count >> 3) + 4];
+      arcKeys[id] = kept;
+    }
+    System.arraycopy(sorted, 0, kept, 0, count);
+    arcKeysCount[id] = count;
+    arcKeysGen[id] = viewGen;
+    return kept;
   }
 
   private void markDirty(int id) {

@@ -112,15 +112,24 @@ final class TokenRing {
     // Compacted in place, in order (the write index never passes the read index).
     // Which ids keep their tokens, decided once per id, not once per token.
     boolean[] keep = new boolean[ringIds.length];
+    long dropped = 0;
     for (int id = 0; id < keep.length; id++) {
       keep[id] = onRing(id);
+      if (!keep[id] && ringIds[id] != null) {
+        dropped += tokensFor(ringCapacity[id]);
+      }
     }
-    int k = 0;
-    for (int i = 0; i < count; i++) {
-      long t = tokens[i];
-      int id = (int) (t & ID_MASK);
-      if (id < keep.length && keep[id]) {
-        tokens[k++] = t;
+    int k;
+    if (dropped == 0) {
+      k = count; // no member left: every token stays where it is
+    } else if (dropped * 16 > count || (k = dropTokens(keep)) < 0) {
+      k = 0;
+      for (int i = 0; i < count; i++) {
+        long t = tokens[i];
+        int id = (int) (t & ID_MASK);
+        if (id < keep.length && keep[id]) {
+          tokens[k++] = t;
+        }
       }
     }
     int fresh = 0;
@@ -249,8 +258,62 @@ final class TokenRing {
   }
 
   /**
+   * Removes the tokens of the members that left (those not {@code keep}), found by their
+   * positions instead of a test of every token, and closes the gaps by moving the runs between
+   * them in bulk: for a few members leaving a large ring. Returns the new count, or -1 (nothing
+   * changed) when the tokens found are not all those of the members that left.
+   */
+  private int dropTokens(boolean[] keep) {
+    int total = 0;
+    for (int id = 0; id < keep.length; id++) {
+      if (!keep[id] && ringIds[id] != null) {
+        total += tokensFor(ringCapacity[id]);
+      }
+    }
+    int[] at = new int[total];
+    int d = 0;
+    for (int id = 0; id < keep.length; id++) {
+      Member m = ringIds[id];
+      if (keep[id] || m == null) {
+        continue;
+      }
+      int n = tokensFor(ringCapacity[id]);
+      for (int j = 0; j < n; j++) {
+        long token = tokenPosition(m, j) | id;
+        int t = tokenIndex(token);
+        // Tokens of other members may share the position: the first of them comes first.
+        while (t < count && (tokens[t] & POSITION_MASK) == (token & POSITION_MASK)
+            && tokens[t] != token) {
+          t++;
+        }
+        if (t >= count || tokens[t] != token) {
+          return -1;
+        }
+        at[d++] = t;
+      }
+    }
+    Arrays.sort(at, 0, d);
+    for (int q = 1; q < d; q++) {
+      if (at[q] == at[q - 1]) {
+        return -1; // a member's two tokens at one position: left to the full pass
+      }
+    }
+    int w = at[0];
+    for (int q = 0; q < d; q++) {
+      int from = at[q] + 1;
+      int to = q + 1 < d ? at[q + 1] : count;
+      System.arraycopy(tokens, from, tokens, w, to - from);
+      w += to - from;
+    }
+    return w;
+  }
+
+  /**
    * Merges the ascending (unsigned) {@code y[0 .. yn)} into the ascending {@code x[0 .. xn)},
-   * in place: {@code x} must hold {@code xn + yn}. Equal values keep {@code x}'s first.
+   * in place: {@code x} must hold {@code xn + yn}. Equal values keep {@code x}'s first. From the
+   * back: each value of {@code y} finds its place by a search back from the last one's, and the
+   * run of {@code x} after it moves in bulk, so a few values merged into a large ring cost a
+   * move of the ring, not a comparison for each of its values.
    *
    * @param x the first run, with room for both
    * @param xn the first run's length
@@ -258,15 +321,33 @@ final class TokenRing {
    * @param yn the second run's length
    */
   static void mergeFromTheBack(long[] x, int xn, long[] y, int yn) {
-    int i = xn - 1;
-    int j = yn - 1;
-    int w = xn + yn - 1;
-    while (j >= 0) {
-      if (i >= 0 && Long.compareUnsigned(x[i], y[j]) > 0) {
-        x[w--] = x[i--];
-      } else {
-        x[w--] = y[j--];
+    int end = xn;
+    int w = xn + yn;
+    for (int j = yn - 1; j >= 0; j--) {
+      long v = y[j];
+      // The first index in x[0 .. end) whose value is above v: gallop back from end, then bisect.
+      int hi = end;
+      int lo = end;
+      int step = 1;
+      while (lo > 0 && Long.compareUnsigned(x[lo - 1], v) > 0) {
+        hi = lo - 1;
+        lo = Math.max(0, lo - step);
+        step <<= 1;
       }
+      // Every value from hi on is above v; every value before lo is not.
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (Long.compareUnsigned(x[mid], v) > 0) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      int run = end - lo;
+      w -= run;
+      System.arraycopy(x, lo, x, w, run);
+      x[--w] = v;
+      end = lo;
     }
   }
 
