@@ -225,9 +225,17 @@ final class ConsistentHashingPlacer implements Placer {
    */
   private void place(Members members, Assignment assignment) {
     int n = assignment.size();
-    // The ring is kept current even with no target to place: targets that arrive later in a
-    // view that was empty (per-node's pool, when a collector leaves) then find it built, where
-    // building it from nothing would cost more than their placement.
+    // The ring is built even with no target to place: targets that arrive later in a view that
+    // was empty (per-node's pool, when a collector leaves) then find it built, where building it
+    // from nothing would cost more than their placement. Once built, it is brought up to date
+    // only when there are targets to place: while the view stays empty (per-node with a
+    // collector on every node), a collector change does not rewrite a ring nobody reads, and
+    // the update that comes with the next targets is incremental.
+    if (n == 0 && ring.size() > 0) {
+      lastOversize = 0;
+      incremental.invalidate();
+      return;
+    }
     ring.update(members);
     if (n == 0) {
       lastOversize = 0;
