@@ -45,7 +45,7 @@ final class PairReader implements BiConsumer<String, String> {
     pairs++;
     if (hashing) {
       // A HashMap has cached its names' hash codes (the interner compares the names themselves);
-      // the values are hashed here, in bulk, every char counting.
+      // the values are hashed here, four chars at a time, every char counting.
       long v = charsHash(value);
       long n = name.hashCode();
       sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);

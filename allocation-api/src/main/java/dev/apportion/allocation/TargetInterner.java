@@ -311,6 +311,9 @@ public final class TargetInterner {
     for (int j = 0; j < cur.count; j++) {
       if ((cur.flags[j] & IN_TURN) != 0) {
         int slot = slotOf(cur.targets[j], cur.keys[j << 1]);
+        if (slot < 0) {
+          continue; // not expected: a target found in turn is one the table holds
+        }
         int at = slot * STRIDE;
         slots[at + 2] = ((long) refresh << 32) | (slots[at + 2] & 0xFFFFFFFFL);
         slots[at + 3] = j;
