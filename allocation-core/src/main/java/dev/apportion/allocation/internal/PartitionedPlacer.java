@@ -110,6 +110,10 @@ final class PartitionedPlacer implements Placer {
   private boolean[] keyed = new boolean[0];
 
   private int outside;
+  /** Whether the view was empty at the last reconcile (then no group holds a target). */
+  private boolean lastViewEmpty;
+  /** Collector changes left unreconciled because the view was empty: for tests. */
+  int emptySkips;
   private boolean episode;
 
   /**
@@ -148,8 +152,20 @@ final class PartitionedPlacer implements Placer {
     }
   }
 
+  /**
+   * A collector change. When the view is empty and was at the last reconcile, no group holds a
+   * target and none is to be placed: the groups' members are left as they were, and the next
+   * reconcile (which every call that brings targets makes) hands each group the difference
+   * since, as one change. per-node's pool is such a view while every node with targets has a
+   * collector.
+   */
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
+    if (assignment.size() == 0 && lastViewEmpty && !change.before().isEmpty()) {
+      keysRound = -1;
+      emptySkips++;
+      return;
+    }
     reconcile(change.after(), assignment, change);
   }
 
@@ -260,6 +276,7 @@ final class PartitionedPlacer implements Placer {
   // seen before has the group found for it (an equal instance is looked up once more).
   @SuppressWarnings("ReferenceEquality")
   private void reconcile(Members members, Assignment view, CollectorSetChange change) {
+    lastViewEmpty = view.size() == 0;
     int r = ++round;
     // A collector change changes no target: the slots of the last view keep the key value it
     // found unless the key resolves differently now (a node's zone). Every other call may have

@@ -170,4 +170,73 @@ class PartitionIncrementalTest {
     }
   }
 
+  /**
+   * per-node with a collector on every node that has targets: its pool is empty, and collector
+   * changes that leave it empty (collectors on nodes without targets coming, going, moving) are
+   * not reconciled. The first change that fills the pool (a collector on a node with targets
+   * leaves) must place it as a fresh engine does, its partitions' members being everything the
+   * skipped changes made them; and so must every step after.
+   */
+  @org.junit.jupiter.api.Test
+  void collectorChangesWhileThePoolIsEmptyAreSeenWhenItFills() {
+    for (long seed = 1; seed <= 6; seed++) {
+      Random random = new Random(seed);
+      Built built = build(true, Double.NaN);
+      Engine engine = built.engine();
+      List<Collector> cs = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        cs.add(collector(i));
+      }
+      List<Target> ts = new ArrayList<>();
+      for (int i = 0; i < 1500; i++) {
+        // Every target on a node with a collector: no pool.
+        ts.add(Target.of("job-" + (i % 5), "10.1." + ((i >> 8) & 255) + "." + (i & 255)
+            + ":9100", Map.of("instance", "i-" + i, NODE, "node-" + (i % 30))));
+      }
+      engine.setCollectors(cs);
+      engine.setTargets(ts);
+      int spare = 30;
+      for (int step = 0; step < 40; step++) {
+        // The first steps keep the pool empty; then collectors on nodes with targets come and go.
+        int what = step < 12 ? new int[] {0, 1, 3}[random.nextInt(3)] : random.nextInt(4);
+        if (what == 0) {
+          // A collector on a node without targets joins (the pool stays as it is).
+          cs.add(collector(spare++ % 30 + 30));
+        } else if (what == 1) {
+          // A collector on a node without targets leaves, if there is one.
+          for (int k = 0; k < cs.size(); k++) {
+            if (nodeOf(cs.get(k)) >= 30) {
+              cs.remove(k);
+              break;
+            }
+          }
+        } else if (what == 2) {
+          // A collector on a node with targets leaves (they go to the pool) or comes back.
+          int node = random.nextInt(30);
+          boolean present = cs.stream().anyMatch(c -> nodeOf(c) == node);
+          if (present) {
+            cs.removeIf(c -> nodeOf(c) == node);
+          } else {
+            cs.add(collector(node));
+          }
+        } else {
+          // A collector without targets changes its capacity.
+          for (int k = 0; k < cs.size(); k++) {
+            if (nodeOf(cs.get(k)) >= 30) {
+              cs.set(k, cs.get(k).withCapacity(1 + random.nextInt(3)));
+              break;
+            }
+          }
+        }
+        java.util.Collections.sort(cs, java.util.Comparator.comparing(Collector::name));
+        engine.setCollectors(new ArrayList<>(cs));
+        Engine fresh = build(true, Double.NaN).engine();
+        fresh.setCollectors(cs);
+        fresh.setTargets(ts);
+        Fixtures.assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts,
+            "seed " + seed + " step " + step + " (change " + what + ")");
+      }
+      assertTrue(built.partitioned().emptySkips > 0, "seed " + seed + ": no change skipped");
+    }
+  }
 }
