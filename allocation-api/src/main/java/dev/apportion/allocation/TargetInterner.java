@@ -1,5 +1,6 @@
 package dev.apportion.allocation;
 
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -54,7 +55,8 @@ import java.util.Map;
  * call for each target. {@link #endRefresh()} then forgets the previous refresh's targets that
  * were found neither in turn nor in the table (backward-shift deletion: no tombstones), probing
  * only for the calls that did not match in turn; a label set found twice in one refresh is
- * marked so that the next refresh finds it through the table, where its count is kept. New targets share their label names with earlier targets (one {@code String}
+ * marked so that the next refresh finds it through the table, which tells a repeat from a move. New
+ * targets share their label names with earlier targets (one {@code String}
  * instance per distinct name) and repeated values through a small direct-mapped cache, so
  * 100,000 pods do not keep 1.3 million copies of {@code "__meta_kubernetes_pod_ready"} and
  * {@code "true"}.
@@ -549,10 +551,10 @@ public final class TargetInterner {
       int i = count;
       if (i == targets.length) {
         int n = Math.max(64, i + (i >> 1));
-        keys = java.util.Arrays.copyOf(keys, n << 1);
-        targets = java.util.Arrays.copyOf(targets, n);
-        names = java.util.Arrays.copyOf(names, n);
-        flags = java.util.Arrays.copyOf(flags, n);
+        keys = Arrays.copyOf(keys, n << 1);
+        targets = Arrays.copyOf(targets, n);
+        names = Arrays.copyOf(names, n);
+        flags = Arrays.copyOf(flags, n);
       }
       keys[i << 1] = key;
       keys[(i << 1) + 1] = check;
@@ -564,7 +566,7 @@ public final class TargetInterner {
 
     /** Empties the record for the next refresh, dropping its references to targets. */
     void clear() {
-      java.util.Arrays.fill(targets, 0, count, null);
+      Arrays.fill(targets, 0, count, null);
       count = 0;
       complete = true;
     }

@@ -231,17 +231,15 @@ final class ConsistentHashingPlacer implements Placer {
     // only when there are targets to place: while the view stays empty (per-node with a
     // collector on every node), a collector change does not rewrite a ring nobody reads, and
     // the update that comes with the next targets is incremental.
-    if (n == 0 && ring.size() > 0) {
+    if (n == 0) {
+      if (ring.size() == 0) {
+        ring.update(members);
+      }
       lastOversize = 0;
       incremental.invalidate();
       return;
     }
     ring.update(members);
-    if (n == 0) {
-      lastOversize = 0;
-      incremental.invalidate();
-      return;
-    }
     scratch.ensure(n);
     long total = churn.placedCosts(assignment, n, scratch.cost);
     boolean weighted = !churn.unitCosts() || !members.uniformCapacity();

@@ -276,10 +276,15 @@ final class RendezvousPlacer implements Placer {
       long key = assignment.hash(slot);
       long s = HashRings.rendezvousScore(addedHash, key);
       Member holder = holderId < byId.length ? byId[holderId] : null;
-      long holderHash = holder != null ? hashById[holderId] : assignment.ownerOf(slot).hash();
+      long holderHash;
+      if (holder != null) {
+        holderHash = hashById[holderId];
+      } else {
+        holder = assignment.ownerOf(slot); // not expected, as in the general loop
+        holderHash = holder.hash();
+      }
       long h = HashRings.rendezvousScore(holderHash, key);
-      if (s > h || (s == h && addedIndex < (holder != null ? holder
-          : assignment.ownerOf(slot)).index())) {
+      if (s > h || (s == h && addedIndex < holder.index())) {
         assignment.place(slot, added);
       }
     }

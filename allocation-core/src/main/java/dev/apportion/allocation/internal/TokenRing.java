@@ -122,7 +122,7 @@ final class TokenRing {
     int k;
     if (dropped == 0) {
       k = count; // no member left: every token stays where it is
-    } else if (dropped * 16 > count || (k = dropTokens(keep)) < 0) {
+    } else if (dropped * 16 > count || (k = dropTokens(keep, (int) dropped)) < 0) {
       k = 0;
       for (int i = 0; i < count; i++) {
         long t = tokens[i];
@@ -260,16 +260,11 @@ final class TokenRing {
   /**
    * Removes the tokens of the members that left (those not {@code keep}), found by their
    * positions instead of a test of every token, and closes the gaps by moving the runs between
-   * them in bulk: for a few members leaving a large ring. Returns the new count, or -1 (nothing
-   * changed) when the tokens found are not all those of the members that left.
+   * them in bulk: for a few members leaving a large ring. {@code total} is how many tokens they
+   * have. Returns the new count, or -1 (nothing changed) when the tokens found are not all those
+   * of the members that left.
    */
-  private int dropTokens(boolean[] keep) {
-    int total = 0;
-    for (int id = 0; id < keep.length; id++) {
-      if (!keep[id] && ringIds[id] != null) {
-        total += tokensFor(ringCapacity[id]);
-      }
-    }
+  private int dropTokens(boolean[] keep, int total) {
     int[] at = new int[total];
     int d = 0;
     for (int id = 0; id < keep.length; id++) {
