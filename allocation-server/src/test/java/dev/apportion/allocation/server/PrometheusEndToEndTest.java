@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -396,6 +397,7 @@ class PrometheusEndToEndTest {
     for (Prom p : proms) {
       out.put(p.name + " expected", expected(snapshot, p.name));
       out.put(p.name + " active", new TreeSet<>(p.active().keySet()));
+      out.put(p.name + " process", p.state());
     }
     out.put("collectors", snapshot.collectors());
     return out.toString();
@@ -437,10 +439,22 @@ class PrometheusEndToEndTest {
     return null;
   }
 
+  /**
+   * A loopback port that is free now, below Linux's ephemeral range (32768-60999). A port from
+   * that range (what binding port 0 gives) can be taken, between this check and Prometheus
+   * binding it, by any outgoing connection on the machine (six Prometheus processes open many);
+   * Prometheus then exits with "address already in use" and its test sees no targets.
+   */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return s.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free loopback port found in 20000-31999");
   }
 
   /** One real Prometheus process, configured with only HTTP SD for its own name. */
@@ -460,13 +474,23 @@ class PrometheusEndToEndTest {
     /** Over HTTP, listening on a free port. */
     static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh)
         throws IOException {
-      return start(binary, dir, name, servicePort, sdRefresh, null, freePort());
+      return start(binary, dir, name, servicePort, sdRefresh, (Path) null);
     }
 
-    /** With {@code tls} not null, over HTTPS with the certificates in that folder. */
+    /**
+     * With {@code tls} not null, over HTTPS with the certificates in that folder; on a free port,
+     * and ready when this returns (a process that lost its port to another is started again on
+     * another).
+     */
     static Prom start(String binary, Path dir, String name, int servicePort, Duration sdRefresh, Path tls)
         throws IOException {
-      return start(binary, dir, name, servicePort, sdRefresh, tls, freePort());
+      for (int attempt = 1; ; attempt++) {
+        Prom p = start(binary, dir, name, servicePort, sdRefresh, tls, freePort());
+        if (p.awaitReady(Duration.ofSeconds(30)) || attempt == 3) {
+          return p;
+        }
+        p.stop();
+      }
     }
 
     /** Over HTTP, listening on {@code port} (known before it starts, or the same after a restart). */
@@ -510,6 +534,37 @@ class PrometheusEndToEndTest {
               .redirectOutput(log.toFile())
               .start();
       return new Prom(name, port, p, log);
+    }
+
+    /** Whether the process answers {@code /-/ready} within {@code timeout}; false as soon as it exits. */
+    boolean awaitReady(Duration timeout) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (System.nanoTime() < deadline) {
+        if (!process.isAlive()) {
+          return false;
+        }
+        try {
+          if (Http.get("http://127.0.0.1:" + port + "/-/ready").status() == 200) {
+            return true;
+          }
+        } catch (RuntimeException e) {
+          // still starting
+        }
+        sleep(50);
+      }
+      return false;
+    }
+
+    /** Whether the process is alive, and the last lines of its log: for failure messages. */
+    String state() {
+      String tail;
+      try {
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        tail = String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+      } catch (IOException e) {
+        tail = "(no log: " + e + ")";
+      }
+      return (process.isAlive() ? "alive" : "exited " + process.exitValue()) + " on port " + port + ", log: " + tail;
     }
 
     /** Active targets by "job address", from this Prometheus's own API; empty if it is down. */
