@@ -33,7 +33,8 @@ import java.util.Arrays;
  * concerned O(tokens x log n + its targets), plus the probe rounds over round 1's rejected
  * targets; no pass over the view. An over-full collector whose arcs kept their targets since it
  * was last re-run (a collector change elsewhere, which moves its cap only) takes its sorted keys
- * from that run: O(its targets).
+ * from that run: O(its targets); one whose arcs a collector change grew or shrank has the keys
+ * of the targets that came or went inserted or removed: O(its targets) each.
  */
 final class IncrementalMatching {
   /**
@@ -57,6 +58,11 @@ final class IncrementalMatching {
   int abandoned;
   /** Over-full collectors whose round 1 was re-run from their kept keys. */
   int arcsKept;
+  /**
+   * Keys added to or taken from a kept list in place, for a target a collector change moved
+   * onto or off a collector's arcs, instead of forgetting the list.
+   */
+  int keysEdited;
   /** By member id: how many targets propose to it in round 1, and its cap then. */
   private int[] offered = new int[0];
   private long[] capsThen = new long[0];
@@ -66,10 +72,11 @@ final class IncrementalMatching {
    * By member id: the sorted round-1 keys of the targets on its arcs, kept from the last time
    * it was over-full, valid while {@link #arcKeysGen} holds {@link #viewGen}. A collector change
    * moves every cap a little and re-runs round 1 for the collectors over-full before or after;
-   * those whose arcs kept the same targets (all but the neighbours of the tokens that came or
-   * went) then take their keys from here instead of searching the ring and the view for each
-   * of their hundreds of arcs. The keys hold view positions, so any change of the view's targets
-   * forgets them all.
+   * they take their keys from here instead of searching the ring and the view for each of their
+   * hundreds of arcs. The neighbours of the tokens that came or went gain or lose the targets of
+   * those tokens' arcs, whose keys are inserted into or taken out of their lists in place
+   * ({@link #insertKept}, {@link #removeKept}). The keys hold view positions, so any change of
+   * the view's targets forgets them all.
    */
   private long[][] arcKeys = new long[0][];
   private int[] arcKeysCount = new int[0];
@@ -284,10 +291,19 @@ final class IncrementalMatching {
         if (isArrival(s)) {
           continue; // counted below, with the other arrivals
         }
-        int id = ring.idAt(ring.tokenIndex(assignment.hashAt(i)));
+        long h = assignment.hashAt(i);
+        int t = ring.tokenIndex(h);
+        int id = ring.idAt(t);
+        if (keptKeys(id) != null) {
+          // Its arc grew over the removed token's and kept every target it had: its kept keys
+          // take this one's, at the same distance to its token as a search of its arcs finds.
+          insertKept(id, BoundedMatching.key(id, ring.positionAt(t) - (h & TokenRing.POSITION_MASK),
+              i, idBits, indexBits));
+        } else {
+          arcsChanged(id);
+        }
         offered[id]++;
         markDirty(id);
-        arcsChanged(id);
         touched.add(s);
         touchedOwner.add(id);
       }
@@ -320,9 +336,14 @@ final class IncrementalMatching {
             continue;
           }
           int was = (int) arcOwners[p];
+          if (keptKeys(was) != null) {
+            // Its other targets stay on its arcs at their distances: its kept keys lose this one.
+            removeKept(was, i);
+          } else {
+            arcsChanged(was);
+          }
           offered[was]--;
           markDirty(was);
-          arcsChanged(was);
           offered[y.id()]++;
           touched.add(s);
           touchedOwner.add(y.id());
@@ -762,6 +783,45 @@ final class IncrementalMatching {
       return arcKeys[id];
     }
     return null;
+  }
+
+  /**
+   * Adds {@code key} to member {@code id}'s kept keys, valid before, in order; the caller
+   * counts the target offered to it, which keeps them valid.
+   */
+  private void insertKept(int id, long key) {
+    long[] kept = arcKeys[id];
+    int count = arcKeysCount[id];
+    if (count == kept.length) {
+      kept = Arrays.copyOf(kept, count + (count >> 1) + 4);
+      arcKeys[id] = kept;
+    }
+    int at = Arrays.binarySearch(kept, 0, count, key);
+    at = at < 0 ? -at - 1 : at;
+    System.arraycopy(kept, at, kept, at + 1, count - at);
+    kept[at] = key;
+    arcKeysCount[id] = count + 1;
+    keysEdited++;
+  }
+
+  /**
+   * Takes the key of view position {@code i} out of member {@code id}'s kept keys, valid before;
+   * the caller takes the target off its count, which keeps them valid. Forgets them if none is
+   * found (which the state being right excludes).
+   */
+  private void removeKept(int id, int i) {
+    long[] kept = arcKeys[id];
+    int count = arcKeysCount[id];
+    long indexMask = (1L << indexBits) - 1;
+    for (int p = 0; p < count; p++) {
+      if ((kept[p] & indexMask) == i) {
+        System.arraycopy(kept, p + 1, kept, p, count - p - 1);
+        arcKeysCount[id] = count - 1;
+        keysEdited++;
+        return;
+      }
+    }
+    arcsChanged(id);
   }
 
   /** Keeps {@code sorted[0 .. count)} as member {@code id}'s keys; returns the kept array. */

@@ -36,6 +36,7 @@ class IncrementalMatchingTest {
   void everyStepEqualsTheMatchingFromScratch(int targets, int collectors, double loadFactor) {
     int steps = targets > 5000 ? 30 : 60;
     int arcsKept = 0;
+    int keysEdited = 0;
     for (long seed = 1; seed <= 4; seed++) {
       Random random = new Random(seed * 31 + targets);
       ConsistentHashingPlacer placer = new ConsistentHashingPlacer(loadFactor, 1.15,
@@ -97,11 +98,15 @@ class IncrementalMatchingTest {
               + steps);
       assertEquals(0, placer.incremental.abandoned, "seed " + seed);
       arcsKept += placer.incremental.arcsKept;
+      keysEdited += placer.incremental.keysEdited;
     }
     if (loadFactor < 1.2) {
       // Many over-full collectors: consecutive collector changes re-run some of them from the
       // keys kept the first time.
       assertTrue(arcsKept > 0, "no over-full collector's keys were taken from the last run");
+      // A collector added or removed moves targets onto or off its neighbours' arcs: their kept
+      // keys are edited, not forgotten (every step above compares the result with a fresh engine).
+      assertTrue(keysEdited > 0, "no kept key list was edited in place");
     }
   }
 
