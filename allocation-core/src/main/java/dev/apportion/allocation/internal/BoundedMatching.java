@@ -60,6 +60,12 @@ final class BoundedMatching {
   private final IntList firstRoundRejected = new IntList();
   private final IntList firstRoundOwner = new IntList();
 
+  /**
+   * Given round 1's sorted keys of each {@link #match} that sets it, before the probe rounds
+   * reuse the array: {@link IncrementalMatching} keeps them. Null: not asked.
+   */
+  IncrementalMatching round1Sink;
+
   /** The last match's targets costlier than every cap, and its largest cap. */
   private int oversize;
   private long largestCap;
@@ -121,6 +127,9 @@ final class BoundedMatching {
       }
     }
     accept(k, idBits, indexBits);
+    if (round1Sink != null) {
+      round1Sink.round1(keys, k, idBits);
+    }
     firstRoundRejected.clear();
     firstRoundOwner.clear();
     for (int p = 0; p < pending.size(); p++) {

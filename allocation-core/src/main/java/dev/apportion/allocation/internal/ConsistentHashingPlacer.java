@@ -246,7 +246,11 @@ final class ConsistentHashingPlacer implements Placer {
     bounds.compute(members, total, n, assignment, weighted, ring.idSpan());
     bounds.clearLoads();
     boolean floors = weighted && twoSided && members.size() > 1;
+    // A count placement's round 1 is what the next change continues: its over-full members'
+    // sorted keys are kept (recordFull says whether they are valid).
+    matching.round1Sink = weighted ? null : incremental;
     matching.match(members, assignment, total, weighted && twoSided, floors);
+    matching.round1Sink = null;
     lastOversize = matching.oversize();
     lastLargestCap = matching.largestCap();
     if (floors) {

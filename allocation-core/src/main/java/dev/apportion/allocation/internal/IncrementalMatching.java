@@ -81,8 +81,16 @@ final class IncrementalMatching {
   private long[][] arcKeys = new long[0][];
   private int[] arcKeysCount = new int[0];
   private int[] arcKeysGen = new int[0];
-  /** Moves when the view's targets (or the key widths) change: every kept key list is stale. */
+  /**
+   * Moves when the kept key lists cannot follow a change (the key widths change, or hashes
+   * collide): every kept key list is stale. A change of the view's targets otherwise carries
+   * them over ({@link #carryKept}).
+   */
   private int viewGen = 1;
+  /** The members whose keys the last match from scratch gave ({@link #round1}). */
+  private final IntList round1Ids = new IntList();
+  /** Kept keys carried over changes of the view's targets. */
+  long keysCarried;
 
   // Scratch of one change.
   private boolean[] dirty = new boolean[0];
@@ -125,6 +133,169 @@ final class IncrementalMatching {
     valid = false;
     validFor = null;
     viewGen++;
+    round1Ids.clear();
+  }
+
+  /**
+   * Keeps round 1's sorted keys of a match from scratch, {@code keys[0 .. k)}: the proposals to
+   * the members offered more than their cap, grouped by member (the id is the key's top bits).
+   * Kept invalid until {@link #recordFull} says the match is one this class continues.
+   */
+  void round1(long[] keys, int k, int idBitsOfKeys) {
+    round1Ids.clear();
+    int shift = 63 - idBitsOfKeys;
+    int from = 0;
+    while (from < k) {
+      int id = (int) (keys[from] >>> shift);
+      int to = from + 1;
+      while (to < k && (int) (keys[to] >>> shift) == id) {
+        to++;
+      }
+      keep(id, keys, from, to - from);
+      arcKeysGen[id] = 0;
+      round1Ids.add(id);
+      from = to;
+    }
+  }
+
+  /**
+   * Carries the kept keys over a change of the view's targets: each valid list loses the keys
+   * of the targets that left and has the others' positions moved to where they are now (a
+   * monotone map, so the lists stay sorted); the targets that came are added to their owners'
+   * lists by {@link #offer}. Forgets every list instead when the keys' position width changes
+   * or two targets share a hash (their order in the view is then not the hashes' alone).
+   *
+   * @param came the slots new to the view (in it now)
+   * @param gone the slots that left it (their hashes still readable)
+   * @param assignment the view after the change
+   * @param n its size
+   */
+  private void carryKept(IntList came, IntList gone, Assignment assignment, int n) {
+    if (came.isEmpty() && gone.isEmpty()) {
+      return;
+    }
+    int before = n - came.size() + gone.size();
+    if (BoundedMatching.indexBits(n) != indexBits || before <= 0) {
+      viewGen++;
+      return;
+    }
+    // The new positions of the targets that came, ascending.
+    int[] cameAt = new int[came.size()];
+    for (int j = 0; j < came.size(); j++) {
+      int i = firstAbove(assignment, n, assignment.hash(came.get(j)), true);
+      if (i >= n || assignment.hashAt(i) != assignment.hash(came.get(j))
+          || (i + 1 < n && assignment.hashAt(i + 1) == assignment.hashAt(i))
+          || (i > 0 && assignment.hashAt(i - 1) == assignment.hashAt(i))) {
+        viewGen++;
+        return;
+      }
+      cameAt[j] = i;
+    }
+    Arrays.sort(cameAt);
+    // The old positions of the targets that left: the targets that stayed below their hash,
+    // plus those that left below it.
+    long[] goneHashes = new long[gone.size()];
+    for (int j = 0; j < gone.size(); j++) {
+      goneHashes[j] = assignment.hash(gone.get(j)) ^ Long.MIN_VALUE; // unsigned order
+    }
+    Arrays.sort(goneHashes);
+    int[] goneAt = new int[gone.size()];
+    for (int j = 0; j < gone.size(); j++) {
+      long h = goneHashes[j] ^ Long.MIN_VALUE;
+      if (j > 0 && goneHashes[j - 1] == goneHashes[j]) {
+        viewGen++;
+        return;
+      }
+      int i = firstAbove(assignment, n, h, true);
+      if (i < n && assignment.hashAt(i) == h) {
+        viewGen++;
+        return;
+      }
+      int cameBelow = lowerBound(cameAt, i);
+      goneAt[j] = i - cameBelow + j;
+    }
+    // A target that stayed, at old position p with d of the departed below it, is the
+    // (p - d)-th that stayed; the j-th arrival came in after cameAt[j] - j of those.
+    for (int j = 0; j < cameAt.length; j++) {
+      cameAt[j] -= j;
+    }
+    long kept = 0;
+    for (int id = 0; id < arcKeysGen.length; id++) {
+      if (arcKeysGen[id] == viewGen) {
+        kept += arcKeysCount[id];
+      }
+    }
+    // Few kept keys for the view (a change after which few collectors are over-full): two
+    // searches each; many: one walk over the old positions that maps each to its new one.
+    int steps = 2 + 32 - Integer.numberOfLeadingZeros(Math.max(goneAt.length, cameAt.length));
+    int[] map = null;
+    if (kept * steps > before) {
+      map = new int[before];
+      int g = 0;
+      int c = 0;
+      int stayed = 0;
+      for (int p = 0; p < before; p++) {
+        if (g < goneAt.length && goneAt[g] == p) {
+          map[p] = -1;
+          g++;
+          continue;
+        }
+        while (c < cameAt.length && cameAt[c] <= stayed) {
+          c++;
+        }
+        map[p] = stayed++ + c;
+      }
+    }
+    long indexMask = (1L << indexBits) - 1;
+    for (int id = 0; id < arcKeysGen.length; id++) {
+      if (arcKeysGen[id] != viewGen) {
+        continue;
+      }
+      long[] keys = arcKeys[id];
+      int count = arcKeysCount[id];
+      int w = 0;
+      for (int k = 0; k < count; k++) {
+        long key = keys[k];
+        int p = (int) (key & indexMask);
+        int to;
+        if (map != null) {
+          to = map[p];
+        } else {
+          int below = lowerBound(goneAt, p);
+          if (below < goneAt.length && goneAt[below] == p) {
+            to = -1;
+          } else {
+            int stayed = p - below;
+            to = stayed + upperBound(cameAt, stayed);
+          }
+        }
+        if (to >= 0) {
+          keys[w++] = (key & ~indexMask) | to;
+        }
+      }
+      arcKeysCount[id] = w;
+      keysCarried += count;
+    }
+  }
+
+  /** How many of {@code sorted}'s values are at or below {@code x}. */
+  private static int upperBound(int[] sorted, int x) {
+    return lowerBound(sorted, x + 1);
+  }
+
+  /** How many of {@code sorted}'s values are below {@code x}. */
+  private static int lowerBound(int[] sorted, int x) {
+    int lo = 0;
+    int hi = sorted.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (sorted[mid] < x) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   /** Forgets the kept keys of member {@code id}: the targets on its arcs changed. */
@@ -190,6 +361,14 @@ final class IncrementalMatching {
     validFor = members;
     valid = true;
     viewGen++;
+    // The over-full members' keys the match just gave (round1): valid from now on.
+    for (int i = 0; i < round1Ids.size(); i++) {
+      int id = round1Ids.get(i);
+      if (arcKeysCount[id] == offered[id]) {
+        arcKeysGen[id] = viewGen;
+      }
+    }
+    round1Ids.clear();
     // Grouped now, beside a placement that has just read the whole ring: the next change of
     // targets all over it finds the grouping there instead of paying for it. Not for a view
     // with few targets for its ring (a pool of a few hundred on a ring of thousands of tokens),
@@ -220,9 +399,7 @@ final class IncrementalMatching {
     if (!unitCosts(added, assignment)) {
       return false;
     }
-    if (!added.isEmpty() || !removed.isEmpty()) {
-      viewGen++; // the view's positions moved
-    }
+    carryKept(added, removed, assignment, n);
     begin(removed);
     withdraw(removed, assignment);
     offer(added, assignment);
@@ -263,9 +440,7 @@ final class IncrementalMatching {
     if (!unitCosts(arrivals, assignment)) {
       return false;
     }
-    if (!arrivals.isEmpty() || !departures.isEmpty()) {
-      viewGen++; // the view's positions moved
-    }
+    carryKept(arrivals, departures, assignment, n);
     begin(departures);
     // The targets that left: round 1 offered them to their owner on the ring before it changes.
     withdraw(departures, assignment);
@@ -366,9 +541,19 @@ final class IncrementalMatching {
 
   /** Offers targets new to the view to their owner on the current ring, to be written there. */
   private void offer(IntList came, Assignment assignment) {
+    int n = assignment.size();
     for (int i = 0; i < came.size(); i++) {
       int s = came.get(i);
-      int id = ring.idAt(ring.tokenIndex(assignment.hash(s)));
+      long h = assignment.hash(s);
+      int t = ring.tokenIndex(h);
+      int id = ring.idAt(t);
+      if (keptKeys(id) != null) {
+        // Its kept keys, carried over the change, take the new target's.
+        insertKept(id, BoundedMatching.key(id, ring.positionAt(t) - (h & TokenRing.POSITION_MASK),
+            positionOf(assignment, s, n), idBits, indexBits));
+      } else {
+        arcsChanged(id);
+      }
       offered[id]++;
       markDirty(id);
       touched.add(s);
@@ -826,6 +1011,11 @@ final class IncrementalMatching {
 
   /** Keeps {@code sorted[0 .. count)} as member {@code id}'s keys; returns the kept array. */
   private long[] keep(int id, long[] sorted, int count) {
+    return keep(id, sorted, 0, count);
+  }
+
+  /** Keeps {@code sorted[from .. from + count)} as member {@code id}'s keys. */
+  private long[] keep(int id, long[] sorted, int from, int count) {
     if (arcKeysGen.length <= id) {
       int size = Math.max(id + 1, 2 * arcKeysGen.length);
       arcKeys = Arrays.copyOf(arcKeys, size);
@@ -837,7 +1027,7 @@ final class IncrementalMatching {
       kept = new long[count + (count >> 3) + 4];
       arcKeys[id] = kept;
     }
-    System.arraycopy(sorted, 0, kept, 0, count);
+    System.arraycopy(sorted, from, kept, 0, count);
     arcKeysCount[id] = count;
     arcKeysGen[id] = viewGen;
     return kept;

@@ -37,6 +37,7 @@ class IncrementalMatchingTest {
     int steps = targets > 5000 ? 30 : 60;
     int arcsKept = 0;
     int keysEdited = 0;
+    long keysCarried = 0;
     for (long seed = 1; seed <= 4; seed++) {
       Random random = new Random(seed * 31 + targets);
       ConsistentHashingPlacer placer = new ConsistentHashingPlacer(loadFactor, 1.15,
@@ -99,6 +100,7 @@ class IncrementalMatchingTest {
       assertEquals(0, placer.incremental.abandoned, "seed " + seed);
       arcsKept += placer.incremental.arcsKept;
       keysEdited += placer.incremental.keysEdited;
+      keysCarried += placer.incremental.keysCarried;
     }
     if (loadFactor < 1.2) {
       // Many over-full collectors: consecutive collector changes re-run some of them from the
@@ -107,6 +109,9 @@ class IncrementalMatchingTest {
       // A collector added or removed moves targets onto or off its neighbours' arcs: their kept
       // keys are edited, not forgotten (every step above compares the result with a fresh engine).
       assertTrue(keysEdited > 0, "no kept key list was edited in place");
+      // A change of targets moves the view's positions: the kept keys are carried over it, with
+      // the positions they now have, instead of being forgotten.
+      assertTrue(keysCarried > 0, "no kept key was carried over a change of targets");
     }
   }
 
