@@ -12,9 +12,11 @@ import java.util.Arrays;
  * (by the same sort key). So a collector's round 1 changes only when the targets on its arcs
  * change, its arcs change (a collector joins or leaves next to it) or its cap changes; and then
  * only if it is over-full before or after. The state kept is small: per collector, how many
- * targets propose to it and the cap it had; per over-full collector, the targets it rejected.
- * A change updates the counts of the collectors concerned, re-runs round 1 for the over-full
- * ones among them (their targets found by binary search on the view, arc by arc), and then runs
+ * targets propose to it and the cap it had; per over-full collector, the targets it rejected and
+ * the sorted round-1 keys of the targets on its arcs (from the placement from scratch, or from
+ * its last re-run), carried over later changes. A change updates the counts of the collectors
+ * concerned, re-runs round 1 for the over-full ones among them (from their kept keys, or with
+ * their targets found by binary search on the view, arc by arc, when none are kept), and then runs
  * the probe rounds and the clockwise fallback of {@link BoundedMatching} unchanged over all of
  * round 1's rejected targets (a few percent of the view). Only the targets whose round-1 status or
  * owner changed, and the rejected ones, are written to the assignment.
@@ -34,7 +36,9 @@ import java.util.Arrays;
  * targets; no pass over the view. An over-full collector whose arcs kept their targets since it
  * was last re-run (a collector change elsewhere, which moves its cap only) takes its sorted keys
  * from that run: O(its targets); one whose arcs a collector change grew or shrank has the keys
- * of the targets that came or went inserted or removed: O(its targets) each.
+ * of the targets that came or went inserted or removed: O(its targets) each. A change of the
+ * view's targets carries every kept list over it ({@link #carryKept}): O(kept keys x log
+ * changed targets), or one pass over the old positions when that is less.
  */
 final class IncrementalMatching {
   /**

@@ -114,6 +114,11 @@ final class PartitionedPlacer implements Placer {
   private boolean lastViewEmpty;
   /** Collector changes left unreconciled because the view was empty: for tests. */
   int emptySkips;
+  /**
+   * Collector changes a group with every collector, before and after, took from the engine's
+   * change as it is instead of comparing its member sets.
+   */
+  int membersFromChange;
   private boolean episode;
 
   /**
@@ -412,7 +417,8 @@ final class PartitionedPlacer implements Placer {
         globalList.add(m);
       }
     }
-    if (globalList.isEmpty()) {
+    if (globalList.isEmpty() || globalList.size() == members.size()) {
+      // Every collector: the members themselves, whose change the group then takes as it is.
       globalList = members;
     }
     boolean[] inGlobal = new boolean[maxId + 1];
@@ -696,6 +702,8 @@ final class PartitionedPlacer implements Placer {
       next = t;
     }
 
+    // Identity, on purpose: a Members is immutable, and the engine's own pair says its change.
+    @SuppressWarnings("ReferenceEquality")
     void apply(List<Member> list, Assignment view, CollectorSetChange change) {
       parent = view;
       if (list.isEmpty()) {
@@ -720,7 +728,18 @@ final class PartitionedPlacer implements Placer {
         return;
       }
       Members before = members;
-      Members after = new Members(list.toArray(new Member[0]));
+      Members after = list instanceof Members given ? given
+          : new Members(list.toArray(new Member[0]));
+      if (change != null && before == change.before() && after == change.after()) {
+        // The group has every collector, before and now: the change is the engine's own, and
+        // says what came, went and changed without comparing the two sets name by name.
+        membersFromChange++;
+        members(after);
+        placer.collectorsChanged(new CollectorSetChange(before, after, change.added(),
+            change.removed(), change.renoded(), change.reweighted(), unplaced, arrived,
+            departed), this);
+        return;
+      }
       List<Member> added = new ArrayList<>();
       for (Member m : after) {
         if (!contains(before, m)) {

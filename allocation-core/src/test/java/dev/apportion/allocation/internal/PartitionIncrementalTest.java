@@ -164,6 +164,10 @@ class PartitionIncrementalTest {
         assertTrue(built.partitioned().keptGroups > 0,
             "seed " + seed + ": no collector change kept the groups");
       }
+      // The cluster-wide group has every collector unless a partition spilled: it takes the
+      // engine's change as it is.
+      assertTrue(built.partitioned().membersFromChange > 0,
+          "seed " + seed + ": no collector change was taken from the engine's change");
       assertTrue(continuedChanges * 2 >= collectorChanges,
           "seed " + seed + ": the partitions continued their matching in " + continuedChanges
               + " of " + collectorChanges + " collector additions and removals");
