@@ -249,8 +249,11 @@ final class ConsistentHashingPlacer implements Placer {
     // A count placement's round 1 is what the next change continues: its over-full members'
     // sorted keys are kept (recordFull says whether they are valid).
     matching.round1Sink = weighted ? null : incremental;
-    matching.match(members, assignment, total, weighted && twoSided, floors);
-    matching.round1Sink = null;
+    try {
+      matching.match(members, assignment, total, weighted && twoSided, floors);
+    } finally {
+      matching.round1Sink = null;
+    }
     lastOversize = matching.oversize();
     lastLargestCap = matching.largestCap();
     if (floors) {

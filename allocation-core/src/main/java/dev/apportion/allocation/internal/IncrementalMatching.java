@@ -79,8 +79,8 @@ final class IncrementalMatching {
    * they take their keys from here instead of searching the ring and the view for each of their
    * hundreds of arcs. The neighbours of the tokens that came or went gain or lose the targets of
    * those tokens' arcs, whose keys are inserted into or taken out of their lists in place
-   * ({@link #insertKept}, {@link #removeKept}). The keys hold view positions, so any change of
-   * the view's targets forgets them all.
+   * ({@link #insertKept}, {@link #removeKept}). The keys hold view positions, which a change of
+   * the view's targets moves: {@link #carryKept} maps them to the new ones.
    */
   private long[][] arcKeys = new long[0][];
   private int[] arcKeysCount = new int[0];
@@ -186,10 +186,11 @@ final class IncrementalMatching {
     // The new positions of the targets that came, ascending.
     int[] cameAt = new int[came.size()];
     for (int j = 0; j < came.size(); j++) {
-      int i = firstAbove(assignment, n, assignment.hash(came.get(j)), true);
-      if (i >= n || assignment.hashAt(i) != assignment.hash(came.get(j))
-          || (i + 1 < n && assignment.hashAt(i + 1) == assignment.hashAt(i))
-          || (i > 0 && assignment.hashAt(i - 1) == assignment.hashAt(i))) {
+      long h = assignment.hash(came.get(j));
+      int i = firstAbove(assignment, n, h, true);
+      if (i >= n || assignment.hashAt(i) != h
+          || (i + 1 < n && assignment.hashAt(i + 1) == h)
+          || (i > 0 && assignment.hashAt(i - 1) == h)) {
         viewGen++;
         return;
       }

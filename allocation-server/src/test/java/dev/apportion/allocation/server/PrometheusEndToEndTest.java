@@ -536,7 +536,10 @@ class PrometheusEndToEndTest {
       return new Prom(name, port, p, log);
     }
 
-    /** Whether the process answers {@code /-/ready} within {@code timeout}; false as soon as it exits. */
+    /**
+     * Whether the process answers {@code /-/ready} within {@code timeout}; false as soon as it
+     * exits.
+     */
     boolean awaitReady(Duration timeout) {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (System.nanoTime() < deadline) {
@@ -564,7 +567,8 @@ class PrometheusEndToEndTest {
       } catch (IOException e) {
         tail = "(no log: " + e + ")";
       }
-      return (process.isAlive() ? "alive" : "exited " + process.exitValue()) + " on port " + port + ", log: " + tail;
+      String alive = process.isAlive() ? "alive" : "exited " + process.exitValue();
+      return alive + " on port " + port + ", log: " + tail;
     }
 
     /** Active targets by "job address", from this Prometheus's own API; empty if it is down. */

@@ -24,10 +24,6 @@ class ReloadTest {
         + "collectors: {static: [" + collectors + "]}\n";
   }
 
-  private static int freePort() throws Exception {
-    return PrometheusEndToEndTest.freePort();
-  }
-
   private static Http.Response post(String url) {
     return Http.send(
         HttpRequest.newBuilder(URI.create(url))
@@ -50,7 +46,7 @@ class ReloadTest {
   void postReloadSwapsTheConfigUnderTheSameListenerAndABadOneKeepsTheOld() throws Exception {
     Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"a:1\",\"b:1\",\"c:1\",\"d:1\"]}]");
     Path file = dir.resolve("c.yaml");
-    int port = freePort();
+    int port = PrometheusEndToEndTest.freePort();
     Files.writeString(file, config(port, "x"));
     Reloader reloader = new Reloader(file);
     Service first = new Service(ServerConfig.read(file), null, reloader).start();
@@ -94,7 +90,7 @@ class ReloadTest {
   void sighupReloadsInsteadOfKillingTheProcess() throws Exception {
     Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"a:1\",\"b:1\"]}]");
     Path file = dir.resolve("c.yaml");
-    int port = freePort();
+    int port = PrometheusEndToEndTest.freePort();
     Files.writeString(file, config(port, "x"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Process p =
