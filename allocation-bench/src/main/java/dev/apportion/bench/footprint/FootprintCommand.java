@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
  * retains, in bytes per target.
  *
  * <pre>
- * java -Xms2g -Xmx2g -jar allocation-bench/target/apportion.jar footprint
+ * java -jar allocation-bench/target/apportion.jar footprint
  * </pre>
  *
  * <p><b>How.</b> Each figure is a difference of the used heap measured after full collections
@@ -48,8 +48,11 @@ import picocli.CommandLine.Option;
  *
  * <p>A figure from one JVM, not a guarantee: it depends on the collector, the object layout
  * (compressed references are on below a 32 GB heap) and the JDK. Run it on G1 (the default) with
- * a fixed heap ({@code -Xms} equal to {@code -Xmx}): under G1 a figure can be off by a region's
- * worth of large arrays, small per target at 100k targets. Under the serial collector on JDK 17
+ * the default heap, as an embedding process runs: G1 gives an array of half a region or more
+ * (humongous) whole regions of its own, so the figure includes the unused tail of their last
+ * region, and the region size follows the heap (4 MB for the default heap of a 24 GB machine, 1
+ * MB for {@code -Xmx2g}, where every array of 100k longs is humongous and the figures come out
+ * 10-15 bytes a target higher). Under the serial collector on JDK 17
  * the used heap after {@code System.gc()} was measured to come out unchanged now and then (the
  * median then read 0 bytes), so its figures are not to be trusted here.
  */

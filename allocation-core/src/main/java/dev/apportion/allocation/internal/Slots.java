@@ -56,14 +56,19 @@ final class Slots implements Assignment {
   static final int REMOVED = -3;
 
   private final long keyMask;
-  private final SlotTable table = new SlotTable();
+  private final SlotTable table = new SlotTable(this::keyOf);
   private final SlotOrder sorter = new SlotOrder();
 
   private Target[] targets = new Target[16];
   private long[] hashes = new long[16];
   private int[] owners = new int[16];
   private int[] jobs = new int[16];
-  private long[] costs = new long[16];
+  /**
+   * By slot: the target's cost; null while every target known has the default cost (as most
+   * embedders' are), which saves 8 bytes a target. Allocated, at the size of the other arrays,
+   * when the first target with another cost arrives, and kept from then on.
+   */
+  private long[] costs;
   /**
    * By slot: the labels hash and cost word ({@link #aux}), which the comparison in turn reads in
    * order and a table lookup reads for each slot its key finds.
@@ -74,8 +79,8 @@ final class Slots implements Assignment {
    * another epoch means nothing. One array instead of one per flag.
    */
   private int[] marks = new int[16];
-  /** By slot: the owner before the current operation, written when the slot is journaled. */
-  private int[] previousOwners = new int[16];
+  /** The owner before the current operation of each slot journaled in it. */
+  private final PriorOwners previousOwners = new PriorOwners();
   private static final int RECOSTED = 1;
   private static final int TOUCHED = 2;
   private static final int RELABELED = 4;
@@ -192,6 +197,11 @@ final class Slots implements Assignment {
     return hashes[slot];
   }
 
+  /** The table's key of a slot: its identity hash under {@link #keyMask}. */
+  private long keyOf(int slot) {
+    return hashes[slot] & keyMask;
+  }
+
   @Override
   public int job(int slot) {
     return jobs[slot];
@@ -199,7 +209,12 @@ final class Slots implements Assignment {
 
   @Override
   public long cost(int slot) {
-    return costs[slot];
+    return costOf(slot);
+  }
+
+  private long costOf(int slot) {
+    long[] c = costs;
+    return c == null ? Target.DEFAULT_COST : c[slot];
   }
 
   /**
@@ -313,6 +328,8 @@ final class Slots implements Assignment {
       Arrays.fill(marks, 0);
       epoch = 1;
     }
+    // Nothing is left from an operation that ended in an exception before endOperation.
+    previousOwners.clear();
     seenKnown = 0;
   }
 
@@ -532,7 +549,7 @@ final class Slots implements Assignment {
     hashes[slot] = t.hash();
     owners[slot] = NONE;
     jobs[slot] = jobId(t.job());
-    costs[slot] = t.cost();
+    storeCost(slot, t.cost());
     auxes[slot] = aux(t.labelsHash(), t.cost());
     table.insert(t.hash() & keyMask, slot);
     mark(slot, SEEN);
@@ -577,12 +594,25 @@ final class Slots implements Assignment {
     auxes[slot] = aux(t.labelsHash(), t.cost());
   }
 
+  /** Stores a slot's cost, allocating the costs when it is the first that is not the default. */
+  private void storeCost(int slot, long cost) {
+    if (costs == null) {
+      if (cost == Target.DEFAULT_COST) {
+        return;
+      }
+      long[] c = new long[targets.length];
+      Arrays.fill(c, Target.DEFAULT_COST);
+      costs = c;
+    }
+    costs[slot] = cost;
+  }
+
   private void setCost(int slot, long cost) {
-    long old = costs[slot];
+    long old = costOf(slot);
     if (old == cost) {
       return;
     }
-    costs[slot] = cost;
+    storeCost(slot, cost);
     int o = owners[slot];
     if (o >= 0) {
       membersById[o].recost(cost - old);
@@ -626,7 +656,7 @@ final class Slots implements Assignment {
       int owner = owners[s];
       journal(s, owner);
       if (owner >= 0) {
-        membersById[owner].remove(jobs[s], costs[s]);
+        membersById[owner].remove(jobs[s], costOf(s));
       }
       owners[s] = REMOVED;
       removed.add(s);
@@ -774,11 +804,11 @@ final class Slots implements Assignment {
     }
     journal(slot, o);
     if (o >= 0) {
-      membersById[o].remove(jobs[slot], costs[slot]);
+      membersById[o].remove(jobs[slot], costOf(slot));
     }
     owners[slot] = next;
     if (member != null) {
-      member.add(jobs[slot], costs[slot]);
+      member.add(jobs[slot], costOf(slot));
     }
   }
 
@@ -786,7 +816,7 @@ final class Slots implements Assignment {
     if (!has(slot, TOUCHED)) {
       mark(slot, TOUCHED);
       touched.add(slot);
-      previousOwners[slot] = previousOwner;
+      previousOwners.put(slot, previousOwner, targets.length);
     }
   }
 
@@ -802,7 +832,7 @@ final class Slots implements Assignment {
    * {@link #NONE} for an unassigned one); meaningless for a slot not touched.
    */
   int previousOwner(int slot) {
-    return previousOwners[slot];
+    return previousOwners.get(slot);
   }
 
   /** Slots added in this operation, in {@link TargetOrder} once the order was updated. */
@@ -838,7 +868,7 @@ final class Slots implements Assignment {
         marks[s] &= ~RELABELED;
         // Keep the instance the snapshot already holds, unless the cost changed meanwhile (the
         // latest instance has the same labels then, and the latest cost).
-        if (from.cost() == costs[s]) {
+        if (from.cost() == costOf(s)) {
           targets[s] = from;
         }
         continue;
@@ -876,6 +906,7 @@ final class Slots implements Assignment {
       free.add(s);
     }
     touched.reset();
+    previousOwners.clear();
     added.reset();
     removed.reset();
     relabeled.reset();
@@ -892,10 +923,12 @@ final class Slots implements Assignment {
     hashes = Arrays.copyOf(hashes, n);
     owners = Arrays.copyOf(owners, n);
     jobs = Arrays.copyOf(jobs, n);
-    costs = Arrays.copyOf(costs, n);
+    if (costs != null) {
+      costs = Arrays.copyOf(costs, n);
+    }
     auxes = Arrays.copyOf(auxes, n);
     marks = Arrays.copyOf(marks, n);
-    previousOwners = Arrays.copyOf(previousOwners, n);
+    previousOwners.grow(n);
     positions = Arrays.copyOf(positions, n);
   }
 }
