@@ -94,6 +94,15 @@ final class PriorOwners {
   /** Forgets every record: the end of an operation. */
   void clear() {
     if (bySlot != null) {
+      // The next operation may touch thousands too (a first change after a full placement):
+      // a map of an 8th of the slots' cells, at most the kept size, instead of growing from the
+      // smallest step by step: at most a byte a slot.
+      int cells = Math.min(KEPT_CELLS,
+          Math.max(MIN_CELLS, Integer.highestOneBit(bySlot.length >>> 3)));
+      if (keys.length < cells) {
+        keys = new int[cells];
+        owners = new int[cells];
+      }
       bySlot = null;
     } else if (keys.length > KEPT_CELLS) {
       keys = new int[KEPT_CELLS];
