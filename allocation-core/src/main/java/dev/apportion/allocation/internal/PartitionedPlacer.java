@@ -251,6 +251,11 @@ final class PartitionedPlacer implements Placer {
     return n;
   }
 
+  @SuppressWarnings("unchecked")
+  private static List<Member>[] newLists(int n) {
+    return (List<Member>[]) new List<?>[n];
+  }
+
   private Group group(String k) {
     Group g = byKey.get(k);
     if (g == null) {
@@ -306,6 +311,12 @@ final class PartitionedPlacer implements Placer {
       memberKeyOf = Arrays.copyOf(memberKeyOf, Math.max(maxId + 1, memberKeyOf.length * 2));
       memberKeyFrom = Arrays.copyOf(memberKeyFrom, memberKeyOf.length);
     }
+    // The list and group of the last few values seen, by reference (values are few: zones; a
+    // member's kept value is the same instance from call to call), before the sorted map.
+    String[] seenValue = new String[8];
+    List<Member>[] seenList = newLists(seenValue.length);
+    int[] seenGroupId = new int[seenValue.length];
+    int valuesSeen = 0;
     for (Member m : members) {
       // A member's value is its collector's, or its node's zone: kept while both are.
       String k;
@@ -318,8 +329,24 @@ final class PartitionedPlacer implements Placer {
         memberKeyFrom[id] = m.collector();
       }
       if (k != null) {
-        memberLists.computeIfAbsent(k, x -> new ArrayList<>()).add(m);
-        memberGroup[m.id()] = group(k).id;
+        int j = 0;
+        while (j < valuesSeen && seenValue[j] != k) {
+          j++;
+        }
+        if (j < valuesSeen) {
+          seenList[j].add(m);
+          memberGroup[id] = seenGroupId[j];
+          continue;
+        }
+        List<Member> list = memberLists.computeIfAbsent(k, x -> new ArrayList<>());
+        list.add(m);
+        int gid = group(k).id;
+        memberGroup[id] = gid;
+        if (valuesSeen < seenValue.length) {
+          seenValue[valuesSeen] = k;
+          seenList[valuesSeen] = list;
+          seenGroupId[valuesSeen++] = gid;
+        }
       }
     }
     if (reuse && keepGroups(members, view, change, r, memberGroup, memberLists)) {
@@ -740,15 +767,17 @@ final class PartitionedPlacer implements Placer {
             departed), this);
         return;
       }
+      Member[] beforeById = byId(before);
+      Member[] afterById = byId(after);
       List<Member> added = new ArrayList<>();
       for (Member m : after) {
-        if (!contains(before, m)) {
+        if (!contains(beforeById, m)) {
           added.add(m);
         }
       }
       List<Member> removed = new ArrayList<>();
       for (Member m : before) {
-        if (!contains(after, m)) {
+        if (!contains(afterById, m)) {
           removed.add(m);
         }
       }
@@ -756,12 +785,12 @@ final class PartitionedPlacer implements Placer {
       List<Member> reweighted = new ArrayList<>();
       if (change != null) {
         for (Member m : change.renoded()) {
-          if (contains(after, m)) {
+          if (contains(afterById, m)) {
             renoded.add(m);
           }
         }
         for (Member m : change.reweighted()) {
-          if (contains(after, m)) {
+          if (contains(afterById, m)) {
             reweighted.add(m);
           }
         }
@@ -783,8 +812,28 @@ final class PartitionedPlacer implements Placer {
       }
     }
 
-    private boolean contains(Members ms, Member m) {
-      return ms.byName(m.name()) == m;
+    /**
+     * The members of a set by id (ids are unique among the members of one set): membership by
+     * identity without comparing names, O(1) a member.
+     */
+    private Member[] byId(Members ms) {
+      int max = -1;
+      for (int i = 0; i < ms.size(); i++) {
+        max = Math.max(max, ms.get(i).id());
+      }
+      Member[] out = new Member[max + 1];
+      for (int i = 0; i < ms.size(); i++) {
+        Member m = ms.get(i);
+        out[m.id()] = m;
+      }
+      return out;
+    }
+
+    /** Whether this very member is in the set {@code byId} lists. */
+    @SuppressWarnings("ReferenceEquality") // the same member, not one of the same name
+    private boolean contains(Member[] byId, Member m) {
+      int id = m.id();
+      return id < byId.length && byId[id] == m;
     }
 
     /**

@@ -33,9 +33,10 @@ import org.slf4j.LoggerFactory;
  * lists the pool in identity-hash order, rebuilt by one pass over the engine's order when the
  * pool changed and the fallback asks.
  *
- * <p><b>Cost.</b> A collector change: O(c) to recompute winners, plus O(targets of the changed
- * nodes), plus the fallback's cost over the pool (and one pass over the order when the pool
- * changed). Adding a target: O(1) plus the fallback's.
+ * <p><b>Cost.</b> A collector change: O(c) for each node of a collector that came or went, to
+ * decide its winner again (O(c) for all of them when many came or went, or one changed node),
+ * plus O(targets of the changed nodes), plus the fallback's cost over the pool (and one pass
+ * over the order when the pool changed). Adding a target: O(1) plus the fallback's.
  */
 final class PerNodePlacer implements Placer {
   private static final Logger LOG = LoggerFactory.getLogger(PerNodePlacer.class);
@@ -50,7 +51,16 @@ final class PerNodePlacer implements Placer {
   private int markStamp;
   private int poolSize;
   private final PoolView poolView = new PoolView();
+  /**
+   * Node to its winner: a {@link HashMap} once the first collectors are known, edited in place
+   * for the nodes of the members that come or go.
+   */
   private Map<String, Member> winners = Map.of();
+  /**
+   * Members that come or go in one change, at most, for which the winners are edited in place
+   * (each edit scans the members once); more, and they are computed again.
+   */
+  private static final int MAX_WINNER_EDITS = 16;
   private boolean warned;
 
   /**
@@ -276,8 +286,42 @@ final class PerNodePlacer implements Placer {
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
     poolView.parent = assignment;
-    Map<String, Member> previous = winners;
-    winners = winners(change.after());
+    TreeSet<String> changedNodes = new TreeSet<>();
+    boolean few = change.added().size() + change.removed().size() <= MAX_WINNER_EDITS;
+    if (!change.before().isEmpty() && change.renoded().isEmpty() && few
+        && winners instanceof HashMap) {
+      // Only the nodes of the members that came or went can have another winner: each is
+      // decided again from the members after the change, the rest of the map stands.
+      for (List<Member> ms : List.of(change.added(), change.removed())) {
+        for (Member m : ms) {
+          String node = m.node();
+          if (node != null && !changedNodes.contains(node)) {
+            Member next = firstOn(node, change.after());
+            Member was = next == null ? winners.remove(node) : winners.put(node, next);
+            if (was != next) {
+              changedNodes.add(node);
+            }
+          }
+        }
+      }
+    } else {
+      Map<String, Member> previous = winners;
+      winners = winners(change.after());
+      if (!change.before().isEmpty()) {
+        // A member changed node, or many came or went: the changed nodes are those whose
+        // winner differs, on either side.
+        for (Map.Entry<String, Member> e : previous.entrySet()) {
+          if (winners.get(e.getKey()) != e.getValue()) {
+            changedNodes.add(e.getKey());
+          }
+        }
+        for (Map.Entry<String, Member> e : winners.entrySet()) {
+          if (previous.get(e.getKey()) != e.getValue()) {
+            changedNodes.add(e.getKey());
+          }
+        }
+      }
+    }
     IntList toPool = new IntList();
     IntList orphans = change.orphans();
     if (change.before().isEmpty()) {
@@ -301,30 +345,6 @@ final class PerNodePlacer implements Placer {
         warnUnplaced(toPool.size());
       }
       return;
-    }
-    TreeSet<String> changedNodes = new TreeSet<>();
-    if (change.renoded().isEmpty()) {
-      // Only the nodes of the members that came or went can have another winner.
-      for (List<Member> ms : List.of(change.added(), change.removed())) {
-        for (Member m : ms) {
-          String node = m.node();
-          if (node != null && winners.get(node) != previous.get(node)) {
-            changedNodes.add(node);
-          }
-        }
-      }
-    } else {
-      // A member changed node: its old node is known only from the previous winners.
-      for (Map.Entry<String, Member> e : previous.entrySet()) {
-        if (winners.get(e.getKey()) != e.getValue()) {
-          changedNodes.add(e.getKey());
-        }
-      }
-      for (Map.Entry<String, Member> e : winners.entrySet()) {
-        if (previous.get(e.getKey()) != e.getValue()) {
-          changedNodes.add(e.getKey());
-        }
-      }
     }
     int stamp = ++markStamp;
     boolean poolChanged = false;
@@ -387,9 +407,20 @@ final class PerNodePlacer implements Placer {
     return node == null ? null : winners.get(node);
   }
 
+  /** The first member in name order on {@code node}, or null: the node's winner. */
+  private static Member firstOn(String node, Members members) {
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (node.equals(m.node())) {
+        return m;
+      }
+    }
+    return null;
+  }
+
   /** Node to the collector on it with the smallest name: members come in name order. */
   private static Map<String, Member> winners(Members members) {
-    Map<String, Member> w = new HashMap<>();
+    Map<String, Member> w = new HashMap<>(Math.max(16, members.size() * 4 / 3 + 1));
     for (Member m : members) {
       String node = m.node();
       if (node != null) {
