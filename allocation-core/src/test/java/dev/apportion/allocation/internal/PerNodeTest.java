@@ -233,4 +233,58 @@ class PerNodeTest extends AllocatorContractTest {
     assertEquals("c0", a.snapshot().collectorOf(here).orElseThrow());
     assertEquals(0, a.snapshot().unassigned().size());
   }
+  /**
+   * Random collector sets over nodes with up to three collectors each, changed by 1 to 30
+   * collectors at a time (past 16, the winners are computed again instead of edited): after
+   * every change each node-local target is on the collector of its node with the smallest name,
+   * and nothing is unassigned.
+   */
+  @Test
+  void theWinnersFollowEveryChangeOfTheCollectorsSmallOrLarge() {
+    for (long seed = 1; seed <= 12; seed++) {
+      java.util.Random random = new java.util.Random(seed);
+      List<Target> ts = new ArrayList<>(nodeTargets(40, 3));
+      for (int i = 0; i < 20; i++) {
+        ts.add(Target.of("blackbox", "probe-" + i + ".example.com:80"));
+      }
+      List<Collector> candidates = new ArrayList<>();
+      for (int n = 0; n < 44; n++) {
+        int count = 1 + random.nextInt(3);
+        for (int k = 0; k < count; k++) {
+          candidates.add(Collector.of("c-" + Integer.toString(random.nextInt(1 << 20), 36)
+              + "-" + n + "-" + k, node(n)));
+        }
+      }
+      java.util.Set<Collector> current = new java.util.LinkedHashSet<>();
+      Allocator a = builder().build();
+      a.setTargets(ts);
+      for (int step = 0; step < 40; step++) {
+        int flips = 1 + random.nextInt(random.nextBoolean() ? 4 : 30);
+        for (int f = 0; f < flips; f++) {
+          Collector c = candidates.get(random.nextInt(candidates.size()));
+          if (!current.remove(c)) {
+            current.add(c);
+          }
+        }
+        if (current.isEmpty()) {
+          current.add(candidates.get(0));
+        }
+        a.setCollectors(new ArrayList<>(current));
+        Allocation snap = a.snapshot();
+        Map<String, String> winner = new java.util.HashMap<>();
+        for (Collector c : current) {
+          winner.merge(c.node().orElseThrow(), c.name(),
+              (x, y) -> x.compareTo(y) <= 0 ? x : y);
+        }
+        String where = "seed " + seed + " step " + step;
+        assertEquals(0, snap.unassigned().size(), where);
+        for (Target t : ts) {
+          String expected = t.node().map(winner::get).orElse(null);
+          if (expected != null) {
+            assertEquals(expected, snap.collectorOf(t).orElseThrow(), where + " " + t);
+          }
+        }
+      }
+    }
+  }
 }
