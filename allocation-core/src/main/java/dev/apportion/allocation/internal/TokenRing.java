@@ -20,6 +20,11 @@ final class TokenRing {
   static final int ID_BITS = 20;
   /** The id bits of a token. */
   static final long ID_MASK = (1L << ID_BITS) - 1;
+  /**
+   * Tokens of a ring built from nothing, at least, for it to be built in buckets ({@link
+   * #buildInBuckets}) rather than generated and sorted with a buffer the size of the ring.
+   */
+  static final int BUCKETED_MIN = 4096;
   /** The position bits of a token (and of a target's hash, looked up on the ring). */
   static final long POSITION_MASK = ~ID_MASK;
   private static final long GOLDEN = 0x9E3779B97F4A7C15L;
@@ -142,6 +147,12 @@ final class TokenRing {
     if (inPlace && tokens.length < fresh) {
       tokens = new long[Slots.withHeadroom(fresh)];
     }
+    if (inPlace && fresh >= BUCKETED_MIN) {
+      buildInBuckets(members, fresh);
+      count = fresh;
+      remember(members);
+      return;
+    }
     long[] added = inPlace ? tokens : new long[fresh];
     int a = 0;
     for (int i = 0; i < members.size(); i++) {
@@ -169,6 +180,11 @@ final class TokenRing {
       mergeFromTheBack(tokens, k, added, a);
     }
     count = k + a;
+    remember(members);
+  }
+
+  /** Records the members the ring now holds tokens for. */
+  private void remember(Members members) {
     ringIds = new Member[byId.length];
     ringCapacity = new double[byId.length];
     for (int i = 0; i < members.size(); i++) {
@@ -178,6 +194,61 @@ final class TokenRing {
     }
     ringFor = members;
     byIdBuilt = false;
+  }
+
+  /**
+   * Writes the ring of {@code members} (none of them on the ring) into {@code tokens[0 ..
+   * fresh)}, sorted, with no scratch array the size of the ring: the tokens are counted by their
+   * top bits, generated again straight into their bucket's place, and each bucket (four to
+   * eight tokens) is sorted by insertion. The same ring as generating them and sorting the whole,
+   * which needs a buffer the size of the ring (4 MB for 1000 collectors of 512 tokens).
+   */
+  private void buildInBuckets(Members members, int fresh) {
+    int bits = Math.min(20, 31 - Integer.numberOfLeadingZeros(fresh / 4));
+    int shift = 64 - bits;
+    // ends[b + 1] counts bucket b; after the prefix sums, ends[b] is where bucket b starts, and
+    // after the scatter, where it ends.
+    int[] ends = new int[(1 << bits) + 1];
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (!onRing(m.id())) {
+        int n = tokensFor(m.capacity());
+        for (int j = 0; j < n; j++) {
+          ends[(int) (tokenPosition(m, j) >>> shift) + 1]++;
+        }
+      }
+    }
+    for (int b = 1; b < ends.length; b++) {
+      ends[b] += ends[b - 1];
+    }
+    long[] out = tokens;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      if (!onRing(m.id())) {
+        int n = tokensFor(m.capacity());
+        for (int j = 0; j < n; j++) {
+          long pos = tokenPosition(m, j);
+          out[ends[(int) (pos >>> shift)]++] = pos | m.id();
+        }
+      }
+    }
+    // Bucket b is [ends[b - 1], ends[b]) now (the first starts at 0); within it, the tokens
+    // share their top bits, so the unsigned order is the order of the rest.
+    int from = 0;
+    for (int b = 0; b < ends.length - 1; b++) {
+      int to = ends[b];
+      for (int i = from + 1; i < to; i++) {
+        long t = out[i];
+        long key = t + Long.MIN_VALUE;
+        int j = i - 1;
+        while (j >= from && out[j] + Long.MIN_VALUE > key) {
+          out[j + 1] = out[j];
+          j--;
+        }
+        out[j + 1] = t;
+      }
+      from = to;
+    }
   }
 
   /**

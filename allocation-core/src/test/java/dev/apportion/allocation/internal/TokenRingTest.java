@@ -226,4 +226,35 @@ class TokenRingTest {
     TokenRing ring = new TokenRing(16, new LongSort());
     assertThrows(IllegalStateException.class, () -> ring.update(members));
   }
+  /**
+   * A ring built from nothing in buckets (from {@link TokenRing#BUCKETED_MIN} tokens) holds what
+   * generating every token and sorting them all gives, at sizes around the threshold and with
+   * capacities that give members different token counts; and an incremental rebuild from it
+   * matches a ring built from nothing for the new members.
+   */
+  @Test
+  void aRingBuiltInBucketsIsTheSortedSetOfItsTokens() {
+    for (int collectors : new int[] {7, 8, 63, 64, 65, 1000}) {
+      Members members = PlacerParts.members(collectors, 1, 2, 0.5, 4);
+      TokenRing ring = fresh(64, members);
+      java.util.List<Long> expected = new java.util.ArrayList<>();
+      for (Member m : members) {
+        for (int j = 0; j < ring.tokensFor(m.capacity()); j++) {
+          expected.add(TokenRing.tokenPosition(m, j) | m.id());
+        }
+      }
+      expected.sort(Long::compareUnsigned);
+      long[] t = tokens(ring);
+      assertEquals(expected.size(), t.length, collectors + " collectors");
+      for (int i = 0; i < t.length; i++) {
+        assertEquals(expected.get(i).longValue(), t[i], collectors + " collectors, token " + i);
+      }
+      if (t.length >= TokenRing.BUCKETED_MIN) {
+        Members fewer = PlacerParts.members(collectors - 3, 1, 2, 0.5, 4);
+        ring.update(fewer);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(tokens(fresh(64, fewer)), tokens(ring),
+            collectors + " collectors, three fewer");
+      }
+    }
+  }
 }
