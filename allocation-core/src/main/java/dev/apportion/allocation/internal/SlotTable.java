@@ -47,6 +47,11 @@ final class SlotTable {
   private int capacity;
   private int size;
 
+  /**
+   * An empty table.
+   *
+   * @param keys the key of each slot the table will hold
+   */
   SlotTable(Keys keys) {
     this.keys = keys;
     cells = new long[MIN_CELLS];

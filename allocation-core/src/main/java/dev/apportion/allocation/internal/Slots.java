@@ -328,8 +328,6 @@ final class Slots implements Assignment {
       Arrays.fill(marks, 0);
       epoch = 1;
     }
-    // Nothing is left from an operation that ended in an exception before endOperation.
-    previousOwners.clear();
     seenKnown = 0;
   }
 
