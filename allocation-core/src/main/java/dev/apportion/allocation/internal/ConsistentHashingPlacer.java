@@ -101,7 +101,7 @@ final class ConsistentHashingPlacer implements Placer {
   ConsistentHashingPlacer(double loadFactor, double costLoadFactor, int virtualNodes,
       boolean twoSided) {
     this.twoSided = twoSided;
-    this.ring = new TokenRing(virtualNodes, longSort);
+    this.ring = new TokenRing(virtualNodes);
     this.bounds = new LoadBounds(loadFactor, costLoadFactor, twoSided);
     this.matching = new BoundedMatching(ring, bounds, scratch, longSort);
     this.floorPhase = new FloorPhase(ring, bounds, scratch);

@@ -20,18 +20,12 @@ final class TokenRing {
   static final int ID_BITS = 20;
   /** The id bits of a token. */
   static final long ID_MASK = (1L << ID_BITS) - 1;
-  /**
-   * Tokens of a ring built from nothing, at least, for it to be built in buckets ({@link
-   * #buildInBuckets}) rather than generated and sorted with a buffer the size of the ring.
-   */
-  static final int BUCKETED_MIN = 4096;
   /** The position bits of a token (and of a target's hash, looked up on the ring). */
   static final long POSITION_MASK = ~ID_MASK;
   private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
   private final int virtualNodes;
   /** Shared with the placer's other parts: one scratch buffer for every sort. */
-  private final LongSort longSort;
 
   /** Positions (high bits) | member id (low bits), ascending as unsigned numbers. */
   private long[] tokens = new long[0];
@@ -56,11 +50,9 @@ final class TokenRing {
    * An empty ring.
    *
    * @param virtualNodes tokens per unit of capacity (see {@link #tokensFor})
-   * @param longSort the sorter to sort new tokens with
    */
-  TokenRing(int virtualNodes, LongSort longSort) {
+  TokenRing(int virtualNodes) {
     this.virtualNodes = virtualNodes;
-    this.longSort = longSort;
   }
 
   /**
@@ -147,29 +139,8 @@ final class TokenRing {
     if (inPlace && tokens.length < fresh) {
       tokens = new long[Slots.withHeadroom(fresh)];
     }
-    if (inPlace && fresh >= BUCKETED_MIN) {
-      buildInBuckets(members, fresh);
-      count = fresh;
-      remember(members);
-      return;
-    }
     long[] added = inPlace ? tokens : new long[fresh];
-    int a = 0;
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
-      if (!onRing(m.id())) {
-        int n = tokensFor(m.capacity());
-        for (int j = 0; j < n; j++) {
-          long pos = tokenPosition(m, j);
-          // Flipped sign bit: the signed sort orders them as unsigned numbers.
-          added[a++] = (pos | m.id()) ^ Long.MIN_VALUE;
-        }
-      }
-    }
-    longSort.sort(added, a);
-    for (int i = 0; i < a; i++) {
-      added[i] ^= Long.MIN_VALUE;
-    }
+    int a = sortedTokens(members, fresh, added);
     // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
     // larger buffer when the ring outgrows its own).
     if (!inPlace) {
@@ -180,11 +151,6 @@ final class TokenRing {
       mergeFromTheBack(tokens, k, added, a);
     }
     count = k + a;
-    remember(members);
-  }
-
-  /** Records the members the ring now holds tokens for. */
-  private void remember(Members members) {
     ringIds = new Member[byId.length];
     ringCapacity = new double[byId.length];
     for (int i = 0; i < members.size(); i++) {
@@ -197,14 +163,19 @@ final class TokenRing {
   }
 
   /**
-   * Writes the ring of {@code members} (none of them on the ring) into {@code tokens[0 ..
-   * fresh)}, sorted, with no scratch array the size of the ring: the tokens are counted by their
-   * top bits, generated again straight into their bucket's place, and each bucket (four to
-   * eight tokens) is sorted by insertion. The same ring as generating them and sorting the whole,
-   * which needs a buffer the size of the ring (4 MB for 1000 collectors of 512 tokens).
+   * Writes the tokens of the members not on the ring ({@code fresh} of them) into {@code out[0 ..
+   * fresh)}, sorted as unsigned numbers, with no scratch array of their size: they are counted
+   * by their top bits, generated again straight into their bucket's place, and each bucket (four
+   * to eight tokens) is sorted by insertion. The only scratch is the counts, an int for every
+   * four tokens (256 KB for 1000 collectors of 512 tokens, where a sort of the whole would take a
+   * second array of 4 MB).
+   *
+   * @return {@code fresh}
    */
-  private void buildInBuckets(Members members, int fresh) {
-    int bits = Math.min(20, 31 - Integer.numberOfLeadingZeros(fresh / 4));
+  private int sortedTokens(Members members, int fresh, long[] out) {
+    // At least one bit: a shift of 64 would shift by nothing.
+    int bits = Math.max(1,
+        Math.min(20, 31 - Integer.numberOfLeadingZeros(Math.max(1, fresh / 4))));
     int shift = 64 - bits;
     // ends[b + 1] counts bucket b; after the prefix sums, ends[b] is where bucket b starts, and
     // after the scatter, where it ends.
@@ -221,7 +192,6 @@ final class TokenRing {
     for (int b = 1; b < ends.length; b++) {
       ends[b] += ends[b - 1];
     }
-    long[] out = tokens;
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
       if (!onRing(m.id())) {
@@ -249,6 +219,7 @@ final class TokenRing {
       }
       from = to;
     }
+    return fresh;
   }
 
   /**

@@ -25,7 +25,7 @@ class CostChurnRuleTest {
   private static final class Fixture {
     final Members members = PlacerParts.members(4, 1);
     final PlacerParts.View view;
-    final TokenRing ring = new TokenRing(16, new LongSort());
+    final TokenRing ring = new TokenRing(16);
     final LoadBounds bounds = new LoadBounds(1.2, 1.15, true);
     final CostChurnRule rule;
 

@@ -168,7 +168,7 @@ final class PlacerParts {
     private boolean weighted;
 
     Pipeline(int virtualNodes, double loadFactor, double costLoadFactor, boolean twoSided) {
-      this.ring = new TokenRing(virtualNodes, longSort);
+      this.ring = new TokenRing(virtualNodes);
       this.bounds = new LoadBounds(loadFactor, costLoadFactor, twoSided);
       this.matching = new BoundedMatching(ring, bounds, scratch, longSort);
       this.floorPhase = new FloorPhase(ring, bounds, scratch);
