@@ -44,6 +44,19 @@ final class JobLists {
     return new JobLists(collector, NO_JOBS, NO_LISTS, 0);
   }
 
+  /**
+   * A collector's lists as given.
+   *
+   * @param collector the collector
+   * @param jobs its jobs with targets, sorted by name, distinct
+   * @param lists their lists, each non-empty and in identity-hash order
+   * @param count the lists' total size
+   */
+  static JobLists of(Collector collector, String[] jobs, ImmutableList<Target>[] lists,
+      int count) {
+    return new JobLists(collector, jobs, lists, count);
+  }
+
   /** The same lists for a collector value with another node. */
   JobLists withCollector(Collector c) {
     return new JobLists(c, jobs, lists, count);

@@ -4,9 +4,11 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
+import java.util.AbstractCollection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -51,7 +53,17 @@ final class Publisher {
     }
   }
 
+  private static final Target[] NO_TARGETS = {};
+  private static final String[] NO_OWNERS = {};
+
   private final IntList visit = new IntList();
+  /** Scratch of {@link #allEntries}: the known slots grouped by owner. */
+  private final IntList grouped = new IntList();
+  /** Scratch of {@link #allEntries}, by job id: targets counted, then next place. */
+  private int[] jobCount = new int[16];
+  /** Scratch of {@link #allEntries}: one member's targets, grouped by job. */
+  private Target[] byJob = new Target[16];
+  private final ListSource source = new ListSource();
   /** Deltas by member id, then job id; only touched members have an inner array. */
   private Delta[][] deltas = new Delta[16][];
   private final IntList deltaMembers = new IntList();
@@ -79,14 +91,25 @@ final class Publisher {
       // Only costs changed: the lists stand, the per-collector totals do not.
       return new Result(same.withCosts(costs(members)), List.of(), List.of(), 0);
     }
-    orderTouched(slots);
-    int k = visit.size();
-    int[] v = visit.array();
+    // Most targets touched (a first placement, a change of most owners): the table and every
+    // list are built anew from the state, at their sizes, instead of through deltas.
+    boolean full = touched.size() * 4L >= slots.known();
+    int k;
+    int[] v;
+    if (full && !wantMoves) {
+      // The moves are not built, so the order of the visit does not matter.
+      k = touched.size();
+      v = touched.array();
+    } else {
+      orderTouched(slots);
+      k = visit.size();
+      v = visit.array();
+    }
     List<Move> moves = wantMoves ? new ArrayList<>() : List.of();
     List<Target> relabeledInOrder = wantMoves && !slots.relabeled().isEmpty()
         ? new ArrayList<>(slots.relabeled().size()) : List.of();
-    Target[] tableTargets = new Target[k];
-    String[] tableOwners = new String[k];
+    Target[] tableTargets = full ? NO_TARGETS : new Target[k];
+    String[] tableOwners = full ? NO_OWNERS : new String[k];
     int w = 0;
     int reassigned = 0;
     boolean unassignedChanged = false;
@@ -109,16 +132,16 @@ final class Publisher {
           moves.add(new Move(instance, fromMember == null ? null : fromMember.name(),
               toMember == null ? null : toMember.name()));
         }
-        if (fromMember != null && isCurrent(members, fromMember)) {
+        if (!full && fromMember != null && isCurrent(members, fromMember)) {
           delta(fromId, slots.job(s)).remove(instance);
         }
-        if (toMember != null) {
+        if (!full && toMember != null) {
           delta(toId, slots.job(s)).add(instance);
         }
         if (fromId >= 0 && !removed) {
           reassigned++;
         }
-      } else if (toId >= 0 && relabeled) {
+      } else if (!full && toId >= 0 && relabeled) {
         Delta d = delta(toId, slots.job(s));
         d.remove(instance);
         d.add(instance);
@@ -126,23 +149,30 @@ final class Publisher {
       if (removed) {
         if (from != Slots.NEW) {
           unassignedChanged |= from == Slots.NONE;
-          tableTargets[w] = instance;
-          tableOwners[w++] = TargetTable.REMOVE;
+          if (!full) {
+            tableTargets[w] = instance;
+            tableOwners[w++] = TargetTable.REMOVE;
+          }
         }
         continue;
       }
       // A target entered or left the unassigned set, or one in it has new labels.
       unassignedChanged |= to < 0 || from == Slots.NONE;
-      if (fromId != toId || relabeled || from == Slots.NEW) {
+      if (!full && (fromId != toId || relabeled || from == Slots.NEW)) {
         tableTargets[w] = instance;
         tableOwners[w++] = toId >= 0 ? slots.member(toId).name() : null;
       }
     }
-    TargetTable table = before.table.apply(tableTargets, tableOwners, w);
+    TargetTable table = full ? TargetTable.of(slots) : before.table.apply(tableTargets,
+        tableOwners, w);
     NameIndex indexByName = before.indexByName;
     JobLists[] entries = before.entries;
     if (collectorsChanged) {
       indexByName = NameIndex.of(members);
+    }
+    if (full) {
+      entries = allEntries(members, slots);
+    } else if (collectorsChanged) {
       entries = entries(members, slots);
     } else if (!deltaMembers.isEmpty()) {
       entries = entries.clone();
@@ -160,6 +190,10 @@ final class Publisher {
     }
     clearDeltas();
     visit.reset();
+    grouped.reset();
+    if (byJob.length > 1024) {
+      byJob = new Target[16];
+    }
     return new Result(new Snapshot(indexByName, entries, table, unassigned,
         costs(members), outsidePartition),
         wantMoves ? Collections.unmodifiableList(moves) : moves,
@@ -242,6 +276,165 @@ final class Publisher {
       deltas[deltaMembers.get(i)] = null;
     }
     deltaMembers.clear();
+  }
+
+  /**
+   * Every member's entry built from the state alone, when most targets were touched: the known
+   * targets (already in {@link TargetOrder}) are grouped by owner, then each owner's by job, and
+   * each list is copied once at its size. No delta, no merge, nothing read from the previous
+   * snapshot. O(n + sum of each member's jobs log jobs).
+   */
+  @SuppressWarnings("unchecked")
+  private JobLists[] allEntries(Members members, Slots slots) {
+    int m = members.size();
+    int maxId = 0;
+    for (int i = 0; i < m; i++) {
+      maxId = Math.max(maxId, members.get(i).id());
+    }
+    int[] indexById = new int[maxId + 1];
+    Arrays.fill(indexById, -1);
+    for (int i = 0; i < m; i++) {
+      indexById[members.get(i).id()] = i;
+    }
+    // Group the known slots by owner, each group in TargetOrder (a stable counting sort).
+    IntList order = slots.order();
+    int n = order.size();
+    int[] start = new int[m + 1];
+    for (int i = 0; i < n; i++) {
+      int id = slots.ownerId(order.get(i));
+      if (id >= 0) {
+        start[indexById[id] + 1]++;
+      }
+    }
+    int maxLoad = 0;
+    for (int i = 0; i < m; i++) {
+      maxLoad = Math.max(maxLoad, start[i + 1]);
+      start[i + 1] += start[i];
+    }
+    grouped.clear();
+    grouped.ensureCapacity(start[m]);
+    int[] g = grouped.array();
+    int[] next = Arrays.copyOf(start, m);
+    for (int i = 0; i < n; i++) {
+      int s = order.get(i);
+      int id = slots.ownerId(s);
+      if (id >= 0) {
+        g[next[indexById[id]]++] = s;
+      }
+    }
+    // Job ids ranked by name: each entry lists its jobs in name order.
+    int jobs = slots.jobCount();
+    int[] rank = jobRanks(slots, jobs);
+    if (jobCount.length < jobs) {
+      jobCount = new int[Math.max(jobs, jobCount.length * 2)];
+    }
+    if (byJob.length < maxLoad) {
+      byJob = new Target[Math.max(maxLoad, byJob.length * 2)];
+    }
+    int[] count = jobCount;
+    Target[] grouping = byJob;
+    long[] present = new long[16];
+    JobLists[] out = new JobLists[m];
+    for (int i = 0; i < m; i++) {
+      Member member = members.get(i);
+      int from = start[i];
+      int to = start[i + 1];
+      if (from == to) {
+        out[i] = JobLists.empty(member.collector());
+        member.published(out[i]);
+        continue;
+      }
+      // The member's jobs, as rank << 32 | job id, so that a sort of longs orders them by name.
+      int distinct = 0;
+      for (int p = from; p < to; p++) {
+        int job = slots.job(g[p]);
+        if (count[job]++ == 0) {
+          if (distinct == present.length) {
+            present = Arrays.copyOf(present, distinct * 2);
+          }
+          present[distinct++] = (long) rank[job] << 32 | job;
+        }
+      }
+      Arrays.sort(present, 0, distinct);
+      // Each job's first place in the member's run, then its targets scattered there in order.
+      int place = 0;
+      for (int d = 0; d < distinct; d++) {
+        int job = (int) present[d];
+        int c = count[job];
+        count[job] = place;
+        place += c;
+      }
+      for (int p = from; p < to; p++) {
+        int s = g[p];
+        grouping[count[slots.job(s)]++] = slots.target(s);
+      }
+      String[] names = new String[distinct];
+      ImmutableList<Target>[] lists = (ImmutableList<Target>[]) new ImmutableList<?>[distinct];
+      int first = 0;
+      for (int d = 0; d < distinct; d++) {
+        int job = (int) present[d];
+        int end = count[job];
+        names[d] = slots.jobName(job);
+        lists[d] = source.copy(grouping, first, end);
+        first = end;
+        count[job] = 0;
+      }
+      Arrays.fill(grouping, 0, to - from, null);
+      out[i] = JobLists.of(member.collector(), names, lists, to - from);
+      member.published(out[i]);
+    }
+    return out;
+  }
+
+  /** Each job id's rank among the job names in name order. */
+  private static int[] jobRanks(Slots slots, int jobs) {
+    Integer[] ids = new Integer[jobs];
+    for (int j = 0; j < jobs; j++) {
+      ids[j] = j;
+    }
+    Arrays.sort(ids, (a, b) -> slots.jobName(a).compareTo(slots.jobName(b)));
+    int[] rank = new int[jobs];
+    for (int r = 0; r < jobs; r++) {
+      rank[ids[r]] = r;
+    }
+    return rank;
+  }
+
+  /**
+   * A reusable view of an array range that {@link ImmutableList#copyOf(java.util.Collection)}
+   * copies with one {@code toArray()}, which the list then wraps: one array at the list's size and
+   * the list itself, nothing else allocated.
+   */
+  private static final class ListSource extends AbstractCollection<Target> {
+    private Target[] array = NO_TARGETS;
+    private int from;
+    private int to;
+
+    ImmutableList<Target> copy(Target[] a, int start, int end) {
+      array = a;
+      from = start;
+      to = end;
+      try {
+        return ImmutableList.copyOf(this);
+      } finally {
+        array = NO_TARGETS;
+      }
+    }
+
+    @Override
+    public Object[] toArray() {
+      return Arrays.copyOfRange(array, from, to, Object[].class);
+    }
+
+    @Override
+    public Iterator<Target> iterator() {
+      return Arrays.asList(array).subList(from, to).iterator();
+    }
+
+    @Override
+    public int size() {
+      return to - from;
+    }
   }
 
   /** Every member's entry after a change of the collector set. */

@@ -228,6 +228,11 @@ final class Slots implements Assignment {
 
   private static final long COST_SALT = 0x632BE59BD9B4E019L;
 
+  /** How many job ids have been given (ids are 0 to this, exclusive). */
+  int jobCount() {
+    return jobNames.size();
+  }
+
   /** The job's name. */
   String jobName(int job) {
     return jobNames.get(job);

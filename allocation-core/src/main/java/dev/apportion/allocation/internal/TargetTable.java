@@ -165,6 +165,47 @@ final class TargetTable implements Iterable<Target> {
     return Math.abs(ideal - bits) >= 2 ? table.reshard(ideal) : table;
   }
 
+  /**
+   * The table of every target {@code slots} knows, with its owner, built at its size: the known
+   * targets are already in {@link TargetOrder}, so each shard is a run of that order. For a first
+   * placement or a change of most owners, instead of {@link #apply}'s merge.
+   *
+   * @param slots the state, its owners current
+   * @return the table
+   */
+  static TargetTable of(Slots slots) {
+    IntList order = slots.order();
+    int n = order.size();
+    if (n == 0) {
+      return EMPTY;
+    }
+    int bits = idealBits(n);
+    int count = 1 << bits;
+    long[] hashes = slots.hashes();
+    int[] sizes = new int[count];
+    for (int i = 0; i < n; i++) {
+      sizes[bits == 0 ? 0 : (int) (hashes[order.get(i)] >>> (64 - bits))]++;
+    }
+    Shard[] shards = new Shard[count];
+    int i = 0;
+    for (int b = 0; b < count; b++) {
+      int size = sizes[b];
+      Target[] targets = size == 0 ? NO_TARGETS : new Target[size];
+      String[] owners = size == 0 ? NO_OWNERS : new String[size];
+      for (int k = 0; k < size; k++) {
+        int s = order.get(i++);
+        if (bits != 0 && (int) (hashes[s] >>> (64 - bits)) != b) {
+          throw new IllegalStateException("the known targets are not in identity-hash order");
+        }
+        targets[k] = slots.target(s);
+        int owner = slots.ownerId(s);
+        owners[k] = owner < 0 ? null : slots.member(owner).name();
+      }
+      shards[b] = new Shard(targets, owners);
+    }
+    return new TargetTable(bits, shards, n);
+  }
+
   private static int idealBits(int size) {
     int perShard = 16;
     int shards = Math.max(1, size / perShard);
