@@ -56,9 +56,8 @@ final class Publisher {
   private static final Target[] NO_TARGETS = {};
   private static final String[] NO_OWNERS = {};
 
+  /** The touched slots in order; then the scratch of {@link #allEntries}. */
   private final IntList visit = new IntList();
-  /** Scratch of {@link #allEntries}: the known slots grouped by owner. */
-  private final IntList grouped = new IntList();
   /** Scratch of {@link #allEntries}, by job id: targets counted, then next place. */
   private int[] jobCount = new int[16];
   /** Scratch of {@link #allEntries}: one member's targets, grouped by job. */
@@ -190,7 +189,6 @@ final class Publisher {
     }
     clearDeltas();
     visit.reset();
-    grouped.reset();
     if (byJob.length > 1024) {
       byJob = new Target[16];
     }
@@ -311,9 +309,10 @@ final class Publisher {
       maxLoad = Math.max(maxLoad, start[i + 1]);
       start[i + 1] += start[i];
     }
-    grouped.clear();
-    grouped.ensureCapacity(start[m]);
-    int[] g = grouped.array();
+    // The visit is over: its array takes the grouping.
+    visit.clear();
+    visit.ensureCapacity(start[m]);
+    int[] g = visit.array();
     int[] next = Arrays.copyOf(start, m);
     for (int i = 0; i < n; i++) {
       int s = order.get(i);

@@ -636,6 +636,10 @@ final class Slots implements Assignment {
     if (unseen.isEmpty() && added.isEmpty()) {
       return;
     }
+    if (n == 0) {
+      orderAddedFromNothing();
+      return;
+    }
     sorter.sort(added.array(), added.size(), hashes, targets);
     // In place, so a small change allocates nothing and moves the order's arrays in bulk: each
     // unseen slot is found by a binary search of the order's hashes, the runs between them are
@@ -695,6 +699,29 @@ final class Slots implements Assignment {
       end = p;
     }
     order.setSize(total);
+    unseen.reset();
+  }
+
+  /**
+   * The order of a first placement (nothing known before): the added slots are sorted straight
+   * into the order's arrays ({@link SlotOrder#sortInto}, no scratch but its counts, where sorting
+   * keys would take two arrays of longs the size of the input); {@link #added} then takes the
+   * order.
+   */
+  private void orderAddedFromNothing() {
+    int a = added.size();
+    if (order.array().length < a) {
+      order.ensureCapacity(withHeadroom(a));
+    }
+    int[] o = order.array();
+    if (orderHashes.length < o.length) {
+      orderHashes = new long[o.length];
+    }
+    long[] oh = orderHashes;
+    int[] ad = added.array();
+    SlotOrder.sortInto(ad, a, hashes, targets, o, oh);
+    order.setSize(a);
+    System.arraycopy(o, 0, ad, 0, a);
     unseen.reset();
   }
 
