@@ -64,6 +64,8 @@ final class Engine implements Allocator {
   private final CollectorLimits limits;
 
   private static final int BATCH = 16;
+  /** Targets read by one call of {@link #takeRange}: a multiple of {@link #BATCH}. */
+  private static final int RANGE = 256;
 
   private final ReentrantLock lock = new ReentrantLock();
   // The writer's state: guarded by lock, as Error Prone's GuardedBy check enforces.
@@ -158,8 +160,16 @@ final class Engine implements Allocator {
   @Override
   public void setTargets(Collection<Target> targets) {
     Objects.requireNonNull(targets, "targets must not be null");
-    for (Target t : targets) {
-      Objects.requireNonNull(t, "targets must not contain null");
+    boolean indexed = targets instanceof List && targets instanceof RandomAccess;
+    if (indexed) {
+      List<Target> list = (List<Target>) targets;
+      for (int from = 0; from < list.size(); from += RANGE) {
+        requireNoNull(list, from, Math.min(list.size(), from + RANGE));
+      }
+    } else {
+      for (Target t : targets) {
+        Objects.requireNonNull(t, "targets must not contain null");
+      }
     }
     checkNotInListener();
     lock.lock();
@@ -170,26 +180,14 @@ final class Engine implements Allocator {
       slots.reserve(Math.max(slots.known(), targets.size()));
       int duplicates = 0;
       slots.beginInput(targets.size());
-      if (targets instanceof List && targets instanceof RandomAccess) {
+      if (indexed) {
         List<Target> list = (List<Target>) targets;
         int n = list.size();
-        int looked = 0;
-        for (int from = 0; from < n; from += BATCH) {
-          int to = Math.min(n, from + BATCH);
-          if (looked > BATCH / 4) {
-            // The last batch was mostly not in turn (a shuffled or a first input): touch every
-            // target's table cell before looking each up. The touches are independent loads, so
-            // their cache misses overlap instead of queueing.
-            slots.touch(list, from, to);
-          }
-          looked = 0;
-          for (int i = from; i < to; i++) {
-            Target t = list.get(i);
-            if (!slots.takeUnchangedInTurn(t)) {
-              duplicates += take(t);
-              looked++;
-            }
-          }
+        boolean lookedMost = false;
+        for (int from = 0; from < n; from += RANGE) {
+          long r = takeRange(list, from, Math.min(n, from + RANGE), lookedMost);
+          duplicates += (int) (r >>> 1);
+          lookedMost = (r & 1) != 0;
         }
       } else {
         for (Target t : targets) {
@@ -225,6 +223,48 @@ final class Engine implements Allocator {
       publish(Cause.SET_TARGETS, before, start, false);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Takes {@code list[from .. to)} into the slots, {@link #BATCH} at a time. The input is read in
+   * ranges of {@link #RANGE} through this method, not in one loop of {@link #setTargets}, so that
+   * the JIT compiles it as a method called hundreds of times a call, which a second call already
+   * runs compiled, instead of a loop entered once a call (run interpreted until its on-stack
+   * replacement is compiled, again after each deoptimization).
+   *
+   * @param lookedMost whether most of the batch before this range were looked up
+   * @return the duplicates found, shifted left by one, or 1 when most of the last batch were
+   *     looked up
+   */
+  @GuardedBy("lock")
+  private long takeRange(List<Target> list, int from, int to, boolean lookedMost) {
+    long duplicates = 0;
+    int looked = lookedMost ? BATCH : 0;
+    for (int b = from; b < to; b += BATCH) {
+      int end = Math.min(to, b + BATCH);
+      if (looked > BATCH / 4) {
+        // The last batch was mostly not in turn (a shuffled or a first input): touch every
+        // target's table cell before looking each up. The touches are independent loads, so
+        // their cache misses overlap instead of queueing.
+        slots.touch(list, b, end);
+      }
+      looked = 0;
+      for (int i = b; i < end; i++) {
+        Target t = list.get(i);
+        if (!slots.takeUnchangedInTurn(t)) {
+          duplicates += take(t);
+          looked++;
+        }
+      }
+    }
+    return duplicates << 1 | (looked > BATCH / 4 ? 1 : 0);
+  }
+
+  /** Throws when {@code list[from .. to)} holds a null (see {@link #takeRange} on ranges). */
+  private static void requireNoNull(List<Target> list, int from, int to) {
+    for (int i = from; i < to; i++) {
+      Objects.requireNonNull(list.get(i), "targets must not contain null");
     }
   }
 

@@ -509,13 +509,9 @@ final class Slots implements Assignment {
     unseen.clear();
     int missing = order.size() - seenKnown;
     if (missing > 0) {
-      int[] last = lastGiven;
-      for (int i = 0; i < lastGivenCount && unseen.size() < missing; i++) {
-        int s = last[i];
-        if (!has(s, SEEN) && !has(s, UNSEEN)) {
-          mark(s, UNSEEN);
-          unseen.add(s);
-        }
+      // In ranges, through a method the JIT compiles as such (see Engine#takeRange).
+      for (int i = 0; i < lastGivenCount && unseen.size() < missing; i += 256) {
+        collectUnseen(i, Math.min(lastGivenCount, i + 256), missing);
       }
       if (unseen.size() != missing) {
         // Not every known slot was in the last input (never so in practice): walk the order.
@@ -534,6 +530,18 @@ final class Slots implements Assignment {
     lastGivenCount = givenCount;
     given = g;
     givenCount = 0;
+  }
+
+  /** Lists the slots of {@code lastGiven[from .. to)} not given in this call, up to missing. */
+  private void collectUnseen(int from, int to, int missing) {
+    int[] last = lastGiven;
+    for (int i = from; i < to && unseen.size() < missing; i++) {
+      int s = last[i];
+      if (!has(s, SEEN) && !has(s, UNSEEN)) {
+        mark(s, UNSEEN);
+        unseen.add(s);
+      }
+    }
   }
 
   /** A new target: a slot, unassigned, given in this call, journaled as new. */

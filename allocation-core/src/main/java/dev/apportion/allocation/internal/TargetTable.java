@@ -116,48 +116,9 @@ final class TargetTable implements Iterable<Target> {
         j++;
       }
       Shard old = shards[shard];
-      // Each changed target's place in the shard, by binary search from the previous one's (the
-      // changes are in order): the untouched targets are copied in bulk and never read, so a
-      // change costs a few reads of the shard's targets, not one per target in it.
-      int length = old.targets.length;
-      int from = 0;
-      for (int c = i; c < j; c++) {
-        int at = old.search(targets[c], from);
-        boolean existed = at >= 0;
-        where[c] = at;
-        from = existed ? at + 1 : -at - 1;
-        if (owners[c] == REMOVE) {
-          length -= existed ? 1 : 0;
-          newSize -= existed ? 1 : 0;
-        } else {
-          length += existed ? 0 : 1;
-          newSize += existed ? 0 : 1;
-        }
-      }
-      Target[] outT = new Target[length];
-      String[] outO = new String[length];
-      int w = 0;
-      int o = 0;
-      for (int c = i; c < j; c++) {
-        int at = where[c];
-        boolean existed = at >= 0;
-        int stop = existed ? at : -at - 1;
-        System.arraycopy(old.targets, o, outT, w, stop - o);
-        System.arraycopy(old.owners, o, outO, w, stop - o);
-        w += stop - o;
-        o = existed ? stop + 1 : stop;
-        if (owners[c] != REMOVE) {
-          outT[w] = targets[c];
-          outO[w++] = owners[c];
-        }
-      }
-      System.arraycopy(old.targets, o, outT, w, old.targets.length - o);
-      System.arraycopy(old.owners, o, outO, w, old.owners.length - o);
-      w += old.targets.length - o;
-      if (w != length) {
-        throw new IllegalStateException("shard size " + w + ", counted " + length);
-      }
-      next[shard] = new Shard(outT, outO);
+      Shard merged = merge(old, targets, owners, i, j, where);
+      newSize += merged.targets.length - old.targets.length;
+      next[shard] = merged;
       i = j;
     }
     TargetTable table = new TargetTable(bits, next, newSize);
@@ -204,6 +165,57 @@ final class TargetTable implements Iterable<Target> {
       shards[b] = new Shard(targets, owners);
     }
     return new TargetTable(bits, shards, n);
+  }
+
+  /**
+   * {@code old} with the changes {@code targets[i .. j)} applied (see {@link #apply}). A method of
+   * its own, called once per changed shard, so that the JIT compiles it as such (see
+   * {@code Engine#takeRange}).
+   */
+  // REMOVE is a sentinel compared by identity, on purpose.
+  @SuppressWarnings("ReferenceEquality")
+  private static Shard merge(Shard old, Target[] targets, String[] owners, int i, int j,
+      int[] where) {
+    // Each changed target's place in the shard, by binary search from the previous one's (the
+    // changes are in order): the untouched targets are copied in bulk and never read, so a
+    // change costs a few reads of the shard's targets, not one per target in it.
+    int length = old.targets.length;
+    int from = 0;
+    for (int c = i; c < j; c++) {
+      int at = old.search(targets[c], from);
+      boolean existed = at >= 0;
+      where[c] = at;
+      from = existed ? at + 1 : -at - 1;
+      if (owners[c] == REMOVE) {
+        length -= existed ? 1 : 0;
+      } else {
+        length += existed ? 0 : 1;
+      }
+    }
+    Target[] outT = new Target[length];
+    String[] outO = new String[length];
+    int w = 0;
+    int o = 0;
+    for (int c = i; c < j; c++) {
+      int at = where[c];
+      boolean existed = at >= 0;
+      int stop = existed ? at : -at - 1;
+      System.arraycopy(old.targets, o, outT, w, stop - o);
+      System.arraycopy(old.owners, o, outO, w, stop - o);
+      w += stop - o;
+      o = existed ? stop + 1 : stop;
+      if (owners[c] != REMOVE) {
+        outT[w] = targets[c];
+        outO[w++] = owners[c];
+      }
+    }
+    System.arraycopy(old.targets, o, outT, w, old.targets.length - o);
+    System.arraycopy(old.owners, o, outO, w, old.owners.length - o);
+    w += old.targets.length - o;
+    if (w != length) {
+      throw new IllegalStateException("shard size " + w + ", counted " + length);
+    }
+    return new Shard(outT, outO);
   }
 
   private static int idealBits(int size) {
