@@ -9,7 +9,6 @@ import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -65,11 +64,8 @@ final class Engine implements Allocator {
   private final CollectorLimits limits;
 
   private static final int BATCH = 16;
-  /** Targets read by one call of {@link #takeChunk}: a multiple of {@link #BATCH}. */
+  /** Targets read by one call of {@link #takeRange}: a multiple of {@link #BATCH}. */
   private static final int RANGE = 256;
-  /** Where a list's targets are copied to be read, {@link #RANGE} at a time. */
-  @GuardedBy("lock")
-  private final Target[] chunk = new Target[RANGE];
 
   private final ReentrantLock lock = new ReentrantLock();
   // The writer's state: guarded by lock, as Error Prone's GuardedBy check enforces.
@@ -164,25 +160,20 @@ final class Engine implements Allocator {
   @Override
   public void setTargets(Collection<Target> targets) {
     Objects.requireNonNull(targets, "targets must not be null");
+    boolean indexed = targets instanceof List && targets instanceof RandomAccess;
+    if (indexed) {
+      List<Target> list = (List<Target>) targets;
+      for (int from = 0; from < list.size(); from += RANGE) {
+        requireNoNull(list, from, Math.min(list.size(), from + RANGE));
+      }
+    } else {
+      for (Target t : targets) {
+        Objects.requireNonNull(t, "targets must not contain null");
+      }
+    }
     checkNotInListener();
     lock.lock();
     try {
-      // A list is read in chunks copied into the engine's array (one bulk copy a chunk for the
-      // usual lists), not element by element through List.get: what the engine does with each
-      // target then reads an array, whatever the list's class.
-      boolean indexed = targets instanceof List && targets instanceof RandomAccess;
-      if (indexed) {
-        List<Target> list = (List<Target>) targets;
-        int n = list.size();
-        for (int from = 0; from < n; from += RANGE) {
-          int count = chunk(list, from, Math.min(n, from + RANGE));
-          requireNoNull(chunk, count);
-        }
-      } else {
-        for (Target t : targets) {
-          Objects.requireNonNull(t, "targets must not contain null");
-        }
-      }
       long start = System.nanoTime();
       Snapshot before = snapshot;
       slots.beginOperation();
@@ -194,12 +185,10 @@ final class Engine implements Allocator {
         int n = list.size();
         boolean lookedMost = false;
         for (int from = 0; from < n; from += RANGE) {
-          int count = chunk(list, from, Math.min(n, from + RANGE));
-          long r = takeChunk(count, lookedMost);
+          long r = takeRange(list, from, Math.min(n, from + RANGE), lookedMost);
           duplicates += (int) (r >>> 1);
           lookedMost = (r & 1) != 0;
         }
-        Arrays.fill(chunk, null);
       } else {
         for (Target t : targets) {
           if (!slots.takeUnchangedInTurn(t)) {
@@ -238,43 +227,31 @@ final class Engine implements Allocator {
   }
 
   /**
-   * Copies {@code list[from .. to)} into {@link #chunk}: one bulk copy for the lists of the JDK
-   * and Guava, whatever their class, instead of a call of {@code get} a target.
+   * Takes {@code list[from .. to)} into the slots, {@link #BATCH} at a time. The input is read in
+   * ranges of {@link #RANGE} through this method, not in one loop of {@link #setTargets}, so that
+   * the JIT compiles it as a method called hundreds of times a call, which a second call already
+   * runs compiled, instead of a loop entered once a call (run interpreted until its on-stack
+   * replacement is compiled, again after each deoptimization).
    *
-   * @return how many were copied
-   */
-  @GuardedBy("lock")
-  private int chunk(List<Target> list, int from, int to) {
-    list.subList(from, to).toArray(chunk);
-    return to - from;
-  }
-
-  /**
-   * Takes {@code chunk[0 .. count)} into the slots, {@link #BATCH} at a time. A method called
-   * hundreds of times a call, which the JIT compiles as such (a second call already runs it
-   * compiled), instead of a loop entered once a call, run interpreted until its on-stack
-   * replacement is compiled, again after each deoptimization.
-   *
-   * @param lookedMost whether most of the batch before this chunk were looked up
+   * @param lookedMost whether most of the batch before this range were looked up
    * @return the duplicates found, shifted left by one, or 1 when most of the last batch were
    *     looked up
    */
   @GuardedBy("lock")
-  private long takeChunk(int count, boolean lookedMost) {
-    Target[] c = chunk;
+  private long takeRange(List<Target> list, int from, int to, boolean lookedMost) {
     long duplicates = 0;
     int looked = lookedMost ? BATCH : 0;
-    for (int b = 0; b < count; b += BATCH) {
-      int end = Math.min(count, b + BATCH);
+    for (int b = from; b < to; b += BATCH) {
+      int end = Math.min(to, b + BATCH);
       if (looked > BATCH / 4) {
         // The last batch was mostly not in turn (a shuffled or a first input): touch every
         // target's table cell before looking each up. The touches are independent loads, so
         // their cache misses overlap instead of queueing.
-        slots.touch(c, b, end);
+        slots.touch(list, b, end);
       }
       looked = 0;
       for (int i = b; i < end; i++) {
-        Target t = c[i];
+        Target t = list.get(i);
         if (!slots.takeUnchangedInTurn(t)) {
           duplicates += take(t);
           looked++;
@@ -284,10 +261,10 @@ final class Engine implements Allocator {
     return duplicates << 1 | (looked > BATCH / 4 ? 1 : 0);
   }
 
-  /** Throws when {@code chunk[0 .. count)} holds a null. */
-  private static void requireNoNull(Target[] chunk, int count) {
-    for (int i = 0; i < count; i++) {
-      Objects.requireNonNull(chunk[i], "targets must not contain null");
+  /** Throws when {@code list[from .. to)} holds a null (see {@link #takeRange} on ranges). */
+  private static void requireNoNull(List<Target> list, int from, int to) {
+    for (int i = from; i < to; i++) {
+      Objects.requireNonNull(list.get(i), "targets must not contain null");
     }
   }
 

@@ -344,10 +344,10 @@ final class Slots implements Assignment {
    * Loads the table cell of each of {@code targets[from .. to)}, so that a later {@link #find}
    * of each hits the cache: independent loads whose misses the processor overlaps.
    */
-  void touch(Target[] targets, int from, int to) {
+  void touch(List<Target> targets, int from, int to) {
     long sum = 0;
     for (int i = from; i < to; i++) {
-      sum += table.peek(targets[i].hash() & keyMask);
+      sum += table.peek(targets.get(i).hash() & keyMask);
     }
     touchSink += sum;
   }
