@@ -15,45 +15,68 @@ import java.util.NoSuchElementException;
 final class TargetTable implements Iterable<Target> {
   private static final Target[] NO_TARGETS = new Target[0];
   private static final String[] NO_OWNERS = new String[0];
+  private static final byte[] NO_KEYS = new byte[0];
   static final TargetTable EMPTY = new TargetTable(0, new Shard[] {new Shard(NO_TARGETS,
-      NO_OWNERS)}, 0);
+      NO_OWNERS, NO_KEYS)}, 0);
 
   /** Marks a removal in {@link #apply}. */
   static final String REMOVE = new String("<removed>");
 
+  /**
+   * One shard: its targets in {@link TargetOrder}, their owners, and each target's <em>key</em>:
+   * the 8 bits of its identity hash after the shard's prefix, unsigned, so ascending as well. A
+   * search compares keys, and reads a target only where its key equals the one sought (about one
+   * target for a hit, about one in ten searches for a miss, in shards of 16 to 32), not the four
+   * or five scattered targets a binary search by {@link TargetOrder} reads; a byte a target.
+   */
   private static final class Shard {
     final Target[] targets;
     final String[] owners;
+    final byte[] keys;
 
-    Shard(Target[] targets, String[] owners) {
+    Shard(Target[] targets, String[] owners, byte[] keys) {
       this.targets = targets;
       this.owners = owners;
-    }
-
-    int find(Target t) {
-      return search(t, 0);
+      this.keys = keys;
     }
 
     /**
-     * The index of {@code t} at or after {@code from}, or {@code -(insertion point) - 1} when
-     * it is not there (as {@link java.util.Arrays#binarySearch}).
+     * The index of {@code t} (whose key is {@code key}) at or after {@code from}, or
+     * {@code -(insertion point) - 1} when it is not there (as
+     * {@link java.util.Arrays#binarySearch}).
      */
-    int search(Target t, int from) {
+    @SuppressWarnings("ReferenceEquality") // the same instance first, then an equal one
+    int search(Target t, int key, int from) {
       int lo = from;
-      int hi = targets.length - 1;
-      while (lo <= hi) {
+      int hi = keys.length;
+      // The first key at or above the one sought.
+      while (lo < hi) {
         int mid = (lo + hi) >>> 1;
-        int c = TargetOrder.compare(targets[mid], t);
-        if (c < 0) {
+        if ((keys[mid] & 0xFF) < key) {
           lo = mid + 1;
-        } else if (c > 0) {
-          hi = mid - 1;
         } else {
-          return mid;
+          hi = mid;
         }
+      }
+      // Among the targets with that key (rarely more than one), by TargetOrder.
+      for (int i = lo; i < keys.length && (keys[i] & 0xFF) == key; i++) {
+        Target x = targets[i];
+        int c = x == t ? 0 : TargetOrder.compare(x, t);
+        if (c == 0) {
+          return i;
+        }
+        if (c > 0) {
+          return -i - 1;
+        }
+        lo = i + 1;
       }
       return -lo - 1;
     }
+  }
+
+  /** The key of a hash in a table of {@code bits}: the 8 bits after the shard's prefix. */
+  private static int keyOf(long hash, int bits) {
+    return (int) (hash << bits >>> 56);
   }
 
   private final int bits;
@@ -77,14 +100,14 @@ final class TargetTable implements Iterable<Target> {
   /** The stored instance equal to {@code t}, or null. */
   Target instance(Target t) {
     Shard s = shards[shardOf(t)];
-    int i = s.find(t);
+    int i = s.search(t, keyOf(t.hash(), bits), 0);
     return i < 0 ? null : s.targets[i];
   }
 
   /** The owner of {@code t}, or null when unknown or unassigned. */
   String owner(Target t) {
     Shard s = shards[shardOf(t)];
-    int i = s.find(t);
+    int i = s.search(t, keyOf(t.hash(), bits), 0);
     return i < 0 ? null : s.owners[i];
   }
 
@@ -116,7 +139,7 @@ final class TargetTable implements Iterable<Target> {
         j++;
       }
       Shard old = shards[shard];
-      Shard merged = merge(old, targets, owners, i, j, where);
+      Shard merged = merge(old, targets, owners, i, j, where, bits);
       newSize += merged.targets.length - old.targets.length;
       next[shard] = merged;
       i = j;
@@ -153,16 +176,18 @@ final class TargetTable implements Iterable<Target> {
       int size = sizes[b];
       Target[] targets = size == 0 ? NO_TARGETS : new Target[size];
       String[] owners = size == 0 ? NO_OWNERS : new String[size];
+      byte[] keys = size == 0 ? NO_KEYS : new byte[size];
       for (int k = 0; k < size; k++) {
         int s = order.get(i++);
         if (bits != 0 && (int) (hashes[s] >>> (64 - bits)) != b) {
           throw new IllegalStateException("the known targets are not in identity-hash order");
         }
         targets[k] = slots.target(s);
+        keys[k] = (byte) keyOf(hashes[s], bits);
         int owner = slots.ownerId(s);
         owners[k] = owner < 0 ? null : slots.member(owner).name();
       }
-      shards[b] = new Shard(targets, owners);
+      shards[b] = new Shard(targets, owners, keys);
     }
     return new TargetTable(bits, shards, n);
   }
@@ -175,14 +200,14 @@ final class TargetTable implements Iterable<Target> {
   // REMOVE is a sentinel compared by identity, on purpose.
   @SuppressWarnings("ReferenceEquality")
   private static Shard merge(Shard old, Target[] targets, String[] owners, int i, int j,
-      int[] where) {
+      int[] where, int bits) {
     // Each changed target's place in the shard, by binary search from the previous one's (the
     // changes are in order): the untouched targets are copied in bulk and never read, so a
     // change costs a few reads of the shard's targets, not one per target in it.
     int length = old.targets.length;
     int from = 0;
     for (int c = i; c < j; c++) {
-      int at = old.search(targets[c], from);
+      int at = old.search(targets[c], keyOf(targets[c].hash(), bits), from);
       boolean existed = at >= 0;
       where[c] = at;
       from = existed ? at + 1 : -at - 1;
@@ -194,6 +219,7 @@ final class TargetTable implements Iterable<Target> {
     }
     Target[] outT = new Target[length];
     String[] outO = new String[length];
+    byte[] outK = new byte[length];
     int w = 0;
     int o = 0;
     for (int c = i; c < j; c++) {
@@ -202,20 +228,23 @@ final class TargetTable implements Iterable<Target> {
       int stop = existed ? at : -at - 1;
       System.arraycopy(old.targets, o, outT, w, stop - o);
       System.arraycopy(old.owners, o, outO, w, stop - o);
+      System.arraycopy(old.keys, o, outK, w, stop - o);
       w += stop - o;
       o = existed ? stop + 1 : stop;
       if (owners[c] != REMOVE) {
         outT[w] = targets[c];
+        outK[w] = (byte) keyOf(targets[c].hash(), bits);
         outO[w++] = owners[c];
       }
     }
     System.arraycopy(old.targets, o, outT, w, old.targets.length - o);
     System.arraycopy(old.owners, o, outO, w, old.owners.length - o);
+    System.arraycopy(old.keys, o, outK, w, old.keys.length - o);
     w += old.targets.length - o;
     if (w != length) {
       throw new IllegalStateException("shard size " + w + ", counted " + length);
     }
-    return new Shard(outT, outO);
+    return new Shard(outT, outO, outK);
   }
 
   private static int idealBits(int size) {
@@ -235,13 +264,15 @@ final class TargetTable implements Iterable<Target> {
     Shard[] next = new Shard[count];
     int[] fill = new int[count];
     for (int i = 0; i < count; i++) {
-      next[i] = new Shard(new Target[sizes[i]], new String[sizes[i]]);
+      next[i] = new Shard(new Target[sizes[i]], new String[sizes[i]], new byte[sizes[i]]);
     }
     for (Shard s : shards) {
       for (int k = 0; k < s.targets.length; k++) {
         Target t = s.targets[k];
-        int b = newBits == 0 ? 0 : (int) (t.hash() >>> (64 - newBits));
+        long h = t.hash();
+        int b = newBits == 0 ? 0 : (int) (h >>> (64 - newBits));
         next[b].targets[fill[b]] = t;
+        next[b].keys[fill[b]] = (byte) keyOf(h, newBits);
         next[b].owners[fill[b]++] = s.owners[k];
       }
     }
