@@ -22,6 +22,13 @@ import java.util.List;
  * every other list, every other collector's entry and every untouched table shard is shared with
  * the previous snapshot. The unassigned set is rebuilt only when some target entered or left it.
  *
+ * <p>When a quarter of the known targets or more were touched (a first placement, a change of
+ * most owners), the table and every list are built from the state instead ({@link
+ * #allEntries}, {@link TargetTable#of}); they then hold every target's current instance. On the
+ * delta path an untouched target keeps the instance last published: a target whose cost alone
+ * changed (recosted, not touched) is listed with its earlier instance, equal to the new one
+ * ({@link Target#equals} ignores the cost), until it is next touched or the snapshot is rebuilt.
+ *
  * <p><b>Cost.</b> O(k log k) to order {@code k} touched targets (or one pass over the order when
  * most were touched), plus the sizes of the lists rebuilt, plus O(collectors) to assemble the
  * entry map when any entry changed. Nothing when nothing was touched.
@@ -331,6 +338,9 @@ final class Publisher {
       byJob = new Target[Math.max(maxLoad, byJob.length * 2)];
     }
     int[] count = jobCount;
+    // Zero whatever an earlier call left should it have thrown midway (a job count's slot is
+    // zeroed as its list is built).
+    Arrays.fill(count, 0, jobs, 0);
     Target[] grouping = byJob;
     long[] present = new long[16];
     JobLists[] out = new JobLists[m];

@@ -12,6 +12,12 @@ final class SlotOrder {
   /** Scratch larger than this many entries is dropped after use. */
   private static final int RETAINED_MAX = 1 << 14;
 
+  /**
+   * The most slots {@link #sortInto} takes in one bucket: random hashes put about four in each and
+   * rarely more than 25 in any at 100k; more means hashes chosen to collide.
+   */
+  static final int BUCKET_MAX = 64;
+
   private long[] keys = new long[16];
   private final LongSort longSort = new LongSort();
 
@@ -68,20 +74,29 @@ final class SlotOrder {
    * then one insertion pass, which moves each slot only within its bucket (about four slots). No
    * scratch but the counts, about a byte a slot. {@code slots} is left as it was.
    *
+   * <p>Identity hashes are public (XXH64 of the target's canonical bytes), so a set of targets
+   * whose hashes share their top bits can be made on purpose; the insertion pass would then be
+   * quadratic. When a bucket holds more than {@value #BUCKET_MAX} slots this writes nothing and
+   * returns false, and the caller sorts by {@link #sort}, whose keys are the hashes' top 40-odd
+   * bits.
+   *
    * @param slots the slots
    * @param n how many
    * @param hashes identity hash by slot
    * @param targets target by slot, for the tie-break of equal hashes
    * @param out where the slots go, at least {@code n} long
    * @param outHashes where their hashes go, at least {@code n} long
+   * @return whether the slots were sorted (false: a bucket was too full, nothing written)
    */
-  static void sortInto(int[] slots, int n, long[] hashes, Target[] targets, int[] out,
+  static boolean sortInto(int[] slots, int n, long[] hashes, Target[] targets, int[] out,
       long[] outHashes) {
     int bits = Math.min(24, Math.max(1, 31 - Integer.numberOfLeadingZeros(Math.max(1, n >> 2))));
     int shift = 64 - bits;
     int[] next = new int[(1 << bits) + 1];
     for (int i = 0; i < n; i++) {
-      next[(int) (hashes[slots[i]] >>> shift) + 1]++;
+      if (++next[(int) (hashes[slots[i]] >>> shift) + 1] > BUCKET_MAX) {
+        return false;
+      }
     }
     for (int b = 0; b < 1 << bits; b++) {
       next[b + 1] += next[b];
@@ -105,6 +120,7 @@ final class SlotOrder {
       out[j + 1] = slot;
       outHashes[j + 1] = h;
     }
+    return true;
   }
 
   /** Whether slot {@code a} (hash {@code ha}) comes before slot {@code b} in TargetOrder. */

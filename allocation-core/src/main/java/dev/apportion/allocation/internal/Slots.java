@@ -727,9 +727,17 @@ final class Slots implements Assignment {
     }
     long[] oh = orderHashes;
     int[] ad = added.array();
-    SlotOrder.sortInto(ad, a, hashes, targets, o, oh);
+    if (SlotOrder.sortInto(ad, a, hashes, targets, o, oh)) {
+      System.arraycopy(o, 0, ad, 0, a);
+    } else {
+      // Hashes that crowd one bucket (made to collide): sort by keys, then copy.
+      sorter.sort(ad, a, hashes, targets);
+      System.arraycopy(ad, 0, o, 0, a);
+      for (int i = 0; i < a; i++) {
+        oh[i] = hashes[ad[i]];
+      }
+    }
     order.setSize(a);
-    System.arraycopy(o, 0, ad, 0, a);
     unseen.reset();
   }
 

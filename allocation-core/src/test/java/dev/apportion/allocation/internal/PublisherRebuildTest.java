@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * per-node place a target by the current sets alone, so an allocator taken through a random
  * history of small and large changes must publish exactly what a fresh allocator given the same
  * sets publishes (which always builds from the state): every collector's jobs, every list in
- * order, every owner, the unassigned set and the targets' iteration order.
+ * order, every owner, the unassigned set and the targets' iteration order, through replacements,
+ * relabels (a target's node changes), re-costs and collector changes.
  */
 class PublisherRebuildTest {
 
@@ -57,10 +58,29 @@ class PublisherRebuildTest {
     a.setCollectors(collectors);
     a.setTargets(targets);
     assertSameAsFresh(strategy, a.snapshot(), collectors, targets, "first placement");
-    for (int step = 0; step < 40; step++) {
+    for (int step = 0; step < 60; step++) {
       String what;
-      int kind = r.nextInt(4);
-      if (kind < 3) {
+      // Re-costs only under rendezvous: per-node's fallback keeps the costs it placed with (its
+      // churn rule), so its placement after a re-cost is not a fresh allocator's.
+      int kind = r.nextInt(strategy.equals("rendezvous") ? 6 : 5);
+      if (kind >= 4) {
+        // Relabel (another node) or re-cost a share of the targets, the identities kept.
+        double share = r.nextBoolean() ? 0.02 : 0.5;
+        List<Target> next = new ArrayList<>(targets.size());
+        for (Target t : targets) {
+          if (r.nextDouble() >= share) {
+            next.add(t);
+          } else if (kind == 4) {
+            next.add(Target.of(t.job(), t.address(),
+                Map.of("__meta_kubernetes_pod_node_name", "node-" + r.nextInt(nodes))));
+          } else {
+            next.add(t.withCost(1 + r.nextInt(5)));
+          }
+        }
+        targets = next;
+        a.setTargets(targets);
+        what = "step " + step + (kind == 4 ? ": relabels" : ": costs") + ", share " + share;
+      } else if (kind < 3) {
         // Replace a share of the targets: 0.1% to 90%, so both ways of publishing are taken.
         double share = kind == 0 ? 0.001 : kind == 1 ? 0.05 : 0.3 + 0.6 * r.nextDouble();
         List<Target> next = new ArrayList<>(targets.size());
@@ -93,7 +113,7 @@ class PublisherRebuildTest {
       assertSameAsFresh(strategy, a.snapshot(), collectors, targets, what);
     }
     if (listener) {
-      assertEquals(42, calls[0]);
+      assertEquals(62, calls[0]);
     }
   }
 
@@ -103,6 +123,20 @@ class PublisherRebuildTest {
     fresh.setCollectors(collectors);
     fresh.setTargets(targets);
     Allocation want = fresh.snapshot();
+    // The snapshot agrees with itself: each listed target is owned, in the table, by the
+    // collector that lists it, and the lists hold every owned target once.
+    int listed = 0;
+    for (Collector c : got.collectors()) {
+      for (String job : got.jobsFor(c.name())) {
+        for (Target t : got.targetsFor(c.name(), job)) {
+          assertEquals(java.util.Optional.of(c.name()), got.collectorOf(t),
+              what + ": the table's owner of " + t + ", listed by " + c.name());
+          listed++;
+        }
+      }
+    }
+    assertEquals(got.targets().size() - got.unassigned().size(), listed,
+        what + ": the owned targets, listed once each");
     assertEquals(List.copyOf(want.targets()), List.copyOf(got.targets()),
         what + ": the targets in order");
     assertEquals(List.copyOf(want.unassigned()), List.copyOf(got.unassigned()),

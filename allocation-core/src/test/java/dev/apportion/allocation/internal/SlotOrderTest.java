@@ -1,10 +1,18 @@
 package dev.apportion.allocation.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,7 +33,9 @@ class SlotOrderTest {
       int slotLimit = n * 2 + 1;
       long[] hashes = new long[slotLimit];
       Target[] targets = new Target[slotLimit];
-      long[] pool = new long[1 + r.nextInt(Math.max(1, n / 3 + 1))];
+      // About two slots share each pooled value: many equal hashes, no bucket crowded past
+      // SlotOrder.BUCKET_MAX (see the next test for crowded ones).
+      long[] pool = new long[1 + n / 3];
       for (int i = 0; i < pool.length; i++) {
         pool[i] = r.nextLong();
       }
@@ -55,7 +65,9 @@ class SlotOrderTest {
       int[] out = new int[n];
       long[] outHashes = new long[n];
       int[] input = given.clone();
-      SlotOrder.sortInto(input, n, hashes, targets, out, outHashes);
+      if (!SlotOrder.sortInto(input, n, hashes, targets, out, outHashes)) {
+        throw new AssertionError("sortInto declined random hashes, seed " + seed);
+      }
       assertArrayEquals(want, out, "sortInto, seed " + seed);
       assertArrayEquals(given, input, "sortInto leaves its input as it was");
       for (int i = 0; i < n; i++) {
@@ -68,5 +80,43 @@ class SlotOrderTest {
       new SlotOrder().sort(inPlace, n, hashes, targets);
       assertArrayEquals(want, inPlace, "sort, seed " + seed);
     }
+  }
+
+  /**
+   * Targets whose hashes share their top bits (found by search, as anyone could, the hash being
+   * public) crowd one of sortInto's buckets: it declines, writing nothing, and a first placement
+   * of them still lists them in TargetOrder (sorted by keys instead).
+   */
+  @Test
+  void crowdedBucketsFallBackToTheKeySort() {
+    List<Target> crowded = new ArrayList<>();
+    for (int i = 0; crowded.size() < 300; i++) {
+      Target t = Target.of("job", "10.1." + (i >> 8 & 255) + "." + (i & 255) + ":" + (80 + i / 65536));
+      if (t.hash() >>> 58 == 0) {
+        crowded.add(t);
+      }
+    }
+    int n = crowded.size();
+    long[] hashes = new long[n];
+    Target[] targets = crowded.toArray(new Target[0]);
+    int[] slots = new int[n];
+    for (int s = 0; s < n; s++) {
+      hashes[s] = targets[s].hash();
+      slots[s] = s;
+    }
+    int[] out = new int[n];
+    long[] outHashes = new long[n];
+    assertFalse(SlotOrder.sortInto(slots, n, hashes, targets, out, outHashes));
+    assertArrayEquals(new int[n], out, "nothing written");
+
+    Allocator a = Allocators.builder("rendezvous").build();
+    a.setCollectors(List.of(Collector.of("a"), Collector.of("b"), Collector.of("c")));
+    List<Target> shuffled = new ArrayList<>(crowded);
+    java.util.Collections.shuffle(shuffled, new Random(5));
+    a.setTargets(shuffled);
+    List<Target> want = new ArrayList<>(crowded);
+    want.sort(TargetOrder.HASH);
+    assertEquals(want, List.copyOf(a.snapshot().targets()));
+    assertEquals(n, a.snapshot().targets().size());
   }
 }
