@@ -510,8 +510,8 @@ final class Slots implements Assignment {
     int missing = order.size() - seenKnown;
     if (missing > 0) {
       // In ranges, through a method the JIT compiles as such (see Engine#takeRange).
-      for (int i = 0; i < lastGivenCount && unseen.size() < missing; i += 256) {
-        collectUnseen(i, Math.min(lastGivenCount, i + 256), missing);
+      for (int i = 0; i < lastGivenCount && unseen.size() < missing; i += UNSEEN_RANGE) {
+        collectUnseen(i, Math.min(lastGivenCount, i + UNSEEN_RANGE), missing);
       }
       if (unseen.size() != missing) {
         // Not every known slot was in the last input (never so in practice): walk the order.
@@ -531,6 +531,9 @@ final class Slots implements Assignment {
     given = g;
     givenCount = 0;
   }
+
+  /** The last input's slots read by one call of {@link #collectUnseen}. */
+  private static final int UNSEEN_RANGE = 256;
 
   /** Lists the slots of {@code lastGiven[from .. to)} not given in this call, up to missing. */
   private void collectUnseen(int from, int to, int missing) {

@@ -116,8 +116,6 @@ final class TargetTable implements Iterable<Target> {
    * {@code owners[i]} (null for unassigned, {@link #REMOVE} to drop it). The arrays are sorted in
    * {@link TargetOrder} and hold each target once.
    */
-  // REMOVE is a sentinel compared by identity, on purpose.
-  @SuppressWarnings("ReferenceEquality")
   TargetTable apply(Target[] targets, String[] owners, int count) {
     if (count == 0) {
       return this;

@@ -25,7 +25,6 @@ final class TokenRing {
   private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
   private final int virtualNodes;
-  /** Shared with the placer's other parts: one scratch buffer for every sort. */
 
   /** Positions (high bits) | member id (low bits), ascending as unsigned numbers. */
   private long[] tokens = new long[0];
