@@ -167,7 +167,7 @@ final class Engine implements Allocator {
         requireNoNull(list, from, Math.min(list.size(), from + RANGE));
       }
     } else {
-      for (Target t : targets) {
+      for (Object t : (Collection<?>) targets) {
         Objects.requireNonNull(t, "targets must not contain null");
       }
     }
@@ -248,6 +248,11 @@ final class Engine implements Allocator {
         // target's table cell before looking each up. The touches are independent loads, so
         // their cache misses overlap instead of queueing.
         slots.touch(list, b, end);
+      } else {
+        // Mostly in turn: each target is compared with the slot expected, whose arrays are
+        // read in order; the targets themselves, built anew, are scattered, so they are touched
+        // first, their misses overlapping as above (an unchanged re-set of 100k: 4.0 -> 3.0 ms).
+        slots.touchTargets(list, b, end);
       }
       looked = 0;
       for (int i = b; i < end; i++) {
@@ -261,10 +266,16 @@ final class Engine implements Allocator {
     return duplicates << 1 | (looked > BATCH / 4 ? 1 : 0);
   }
 
-  /** Throws when {@code list[from .. to)} holds a null (see {@link #takeRange} on ranges). */
-  private static void requireNoNull(List<Target> list, int from, int to) {
+  /**
+   * Throws when {@code list[from .. to)} holds a null (see {@link #takeRange} on ranges). Reads
+   * the elements as {@code Object}s: a {@code Target} there would be a cast that loads each
+   * target's header, a cache miss per target of a set built anew (1 ms of 100k), for nothing.
+   */
+  private static void requireNoNull(List<?> list, int from, int to) {
     for (int i = from; i < to; i++) {
-      Objects.requireNonNull(list.get(i), "targets must not contain null");
+      if (list.get(i) == null) {
+        throw new NullPointerException("targets must not contain null");
+      }
     }
   }
 

@@ -353,6 +353,19 @@ final class Slots implements Assignment {
   }
 
   /**
+   * Loads each of {@code targets[from .. to)}'s hash, so that a later {@link
+   * #takeUnchangedInTurn} of each finds the target in the cache: independent loads, as in
+   * {@link #touch}.
+   */
+  void touchTargets(List<Target> targets, int from, int to) {
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += targets.get(i).hash();
+    }
+    touchSink += sum;
+  }
+
+  /**
    * The slot of a known target equal to {@code t} (same identity), or -1. Compares the labels
    * hash first; identities only when it differs.
    */
