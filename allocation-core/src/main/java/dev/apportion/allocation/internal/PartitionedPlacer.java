@@ -231,16 +231,25 @@ final class PartitionedPlacer implements Placer {
 
   /**
    * The placed targets whose key value is not their collector's. Those of the cluster-wide group
-   * are skipped: {@link #outsidePartition()} counts them already. A target outside this view
-   * (per-node's node-local ones) is judged by the same key.
+   * are skipped: {@link #outsidePartition()} counts them already.
    */
   @Override
   public int outsideAmong(IntList placed, Assignment assignment) {
+    return outside(placed, assignment, true);
+  }
+
+  /** Targets outside this view (per-node's node-local ones): judged by the same key. */
+  @Override
+  public int outsideAmongUnviewed(IntList placed, Assignment assignment) {
+    return outside(placed, assignment, false);
+  }
+
+  private int outside(IntList placed, Assignment assignment, boolean viewed) {
     int n = 0;
     for (int i = 0; i < placed.size(); i++) {
       int s = placed.get(i);
       Member o = assignment.ownerOf(s);
-      if (o == null || (s < groupOf.length && groupOf[s] == GLOBAL)) {
+      if (o == null || (viewed && s < groupOf.length && groupOf[s] == GLOBAL)) {
         continue;
       }
       String k = key.of(assignment.target(s));

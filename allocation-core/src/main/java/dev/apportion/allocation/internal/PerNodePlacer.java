@@ -31,7 +31,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>State.</b> By slot: the node a target is indexed under, its position in that node's slot
  * list (removal is a swap with the last), and whether it is in the pool. The fallback's view
  * lists the pool in identity-hash order, rebuilt by one pass over the engine's order when the
- * pool changed and the fallback asks.
+ * pool changed and the fallback asks. The fallback knows each pool target by a <em>pool id</em>,
+ * not by its slot: ids are dense (a slot takes one when it joins the pool, and gives it back when
+ * it leaves, for reuse from the next call on), so whatever the fallback keeps by target is sized
+ * by the pool, not by every slot (100 pool targets among 100k: arrays of 100-odd entries, where
+ * slots would make them 100k each, 3.6 MB allocated on the first collector removal).
  *
  * <p><b>Cost.</b> A collector change: O(c) for each node of a collector that came or went, to
  * decide its winner again (O(c) for all of them when many came or went, or one changed node),
@@ -47,7 +51,20 @@ final class PerNodePlacer implements Placer {
   private String[] nodeOf = new String[16];
   private int[] posInNode = new int[16];
   private boolean[] inPool = new boolean[16];
+  /** By slot: its pool id while {@link #inPool}; empty until a first slot joins the pool. */
+  private int[] poolIdOf = new int[0];
   private int[] mark = new int[16];
+  /** By pool id: the slot that holds it, or held it last. */
+  private int[] slotOfId = new int[16];
+  /** Pool ids handed out so far: those below it are taken or free. */
+  private int idsIssued;
+  /** Ids given back before this call: taken before new ones are issued. */
+  private final IntList freeIds = new IntList();
+  /**
+   * Ids given back in this call: the fallback may still read their slots (a departure's hash)
+   * until the call ends, so they are reused from the next call on.
+   */
+  private final IntList releasedIds = new IntList();
   private int markStamp;
   private int poolSize;
   private final PoolView poolView = new PoolView();
@@ -80,36 +97,79 @@ final class PerNodePlacer implements Placer {
       posInNode = Arrays.copyOf(posInNode, n);
       inPool = Arrays.copyOf(inPool, n);
       mark = Arrays.copyOf(mark, n);
+      if (poolIdOf.length > 0) {
+        poolIdOf = Arrays.copyOf(poolIdOf, n);
+      }
     }
+  }
+
+  /** Makes the ids given back in the last call free for reuse: called as each call begins. */
+  private void recycleIds() {
+    for (int i = 0; i < releasedIds.size(); i++) {
+      freeIds.add(releasedIds.get(i));
+    }
+    releasedIds.clear();
+  }
+
+  /** Forgets every pool id: the pool is empty. */
+  private void resetIds() {
+    idsIssued = 0;
+    freeIds.clear();
+    releasedIds.clear();
   }
 
   private void join(int slot) {
     if (!inPool[slot]) {
       inPool[slot] = true;
       poolSize++;
+      int id;
+      if (!freeIds.isEmpty()) {
+        id = freeIds.get(freeIds.size() - 1);
+        freeIds.truncate(freeIds.size() - 1);
+      } else {
+        id = idsIssued++;
+        if (id == slotOfId.length) {
+          slotOfId = Arrays.copyOf(slotOfId, id * 2);
+        }
+      }
+      if (poolIdOf.length == 0) {
+        poolIdOf = new int[nodeOf.length];
+      }
+      poolIdOf[slot] = id;
+      slotOfId[id] = slot;
       poolView.joined(slot);
     }
   }
 
-  private boolean leave(int slot) {
+  /** Takes {@code slot} out of the pool; returns its pool id, or -1 when it was not in it. */
+  private int leave(int slot) {
     if (inPool[slot]) {
       inPool[slot] = false;
       poolSize--;
-      return true;
+      int id = poolIdOf[slot];
+      releasedIds.add(id);
+      return id;
     }
-    return false;
+    return -1;
+  }
+
+  /** The pool id of {@code slot}, which is in the pool. */
+  private int idOf(int slot) {
+    return poolIdOf[slot];
   }
 
   @Override
   public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
     poolView.parent = assignment;
+    recycleIds();
     IntList leftPool = new IntList();
     for (int i = 0; i < removed.size(); i++) {
       int s = removed.get(i);
       unindex(s);
-      if (leave(s)) {
-        leftPool.add(s);
+      int id = leave(s);
+      if (id >= 0) {
+        leftPool.add(id);
       }
     }
     // Sized once for the largest new slot, not doubled step by step on a first placement.
@@ -140,8 +200,8 @@ final class PerNodePlacer implements Placer {
         assignment.place(s, w);
         localChanged = true;
       } else {
-        joinedPool.add(s);
         join(s);
+        joinedPool.add(idOf(s));
       }
     }
     if (!joinedPool.isEmpty()) {
@@ -161,6 +221,7 @@ final class PerNodePlacer implements Placer {
   @Override
   public void nodesChanged(IntList renoded, Members members, Assignment assignment) {
     poolView.parent = assignment;
+    recycleIds();
     for (int i = 0; i < renoded.size(); i++) {
       int s = renoded.get(i);
       unindex(s);
@@ -177,8 +238,9 @@ final class PerNodePlacer implements Placer {
       int s = renoded.get(i);
       Member w = winner(s);
       if (w != null) {
-        if (leave(s)) {
-          leftPool.add(s);
+        int id = leave(s);
+        if (id >= 0) {
+          leftPool.add(id);
         } else {
           localChanged = true;
         }
@@ -186,9 +248,9 @@ final class PerNodePlacer implements Placer {
       } else if (!inPool[s]) {
         join(s);
         assignment.place(s, null);
-        joinedPool.add(s);
+        joinedPool.add(idOf(s));
       } else {
-        stayedInPool.add(s);
+        stayedInPool.add(idOf(s));
       }
     }
     if (joinedPool.isEmpty() && leftPool.isEmpty()) {
@@ -223,7 +285,7 @@ final class PerNodePlacer implements Placer {
     for (int i = 0; i < recosted.size(); i++) {
       int s = recosted.get(i);
       if (s < inPool.length && inPool[s]) {
-        pool.add(s);
+        pool.add(idOf(s));
       }
     }
     if (!pool.isEmpty()) {
@@ -250,10 +312,28 @@ final class PerNodePlacer implements Placer {
     return fallback == null ? 0 : fallback.outsidePartition();
   }
 
-  /** Node-local targets included: the fallback's key tells their partition too. */
+  /**
+   * The pool's targets by the fallback, through its view; node-local targets included: the
+   * fallback's key tells their partition too ({@link Placer#outsideAmongUnviewed}).
+   */
   @Override
   public int outsideAmong(IntList placed, Assignment assignment) {
-    return fallback == null ? 0 : fallback.outsideAmong(placed, assignment);
+    if (fallback == null) {
+      return 0;
+    }
+    poolView.parent = assignment;
+    IntList pooled = new IntList();
+    IntList local = new IntList();
+    for (int i = 0; i < placed.size(); i++) {
+      int s = placed.get(i);
+      if (s < inPool.length && inPool[s]) {
+        pooled.add(idOf(s));
+      } else {
+        local.add(s);
+      }
+    }
+    return fallback.outsideAmong(pooled, poolView)
+        + fallback.outsideAmongUnviewed(local, assignment);
   }
 
   private void index(int slot, Target t) {
@@ -286,6 +366,7 @@ final class PerNodePlacer implements Placer {
   @Override
   public void collectorsChanged(CollectorSetChange change, Assignment assignment) {
     poolView.parent = assignment;
+    recycleIds();
     TreeSet<String> changedNodes = new TreeSet<>();
     boolean few = change.added().size() + change.removed().size() <= MAX_WINNER_EDITS;
     if (!change.before().isEmpty() && change.renoded().isEmpty() && few
@@ -327,6 +408,7 @@ final class PerNodePlacer implements Placer {
     if (change.before().isEmpty()) {
       Arrays.fill(inPool, false);
       poolSize = 0;
+      resetIds();
       poolView.reset();
       for (int i = 0; i < orphans.size(); i++) {
         int s = orphans.get(i);
@@ -334,8 +416,8 @@ final class PerNodePlacer implements Placer {
         if (w != null) {
           assignment.place(s, w);
         } else {
-          toPool.add(s);
           join(s);
+          toPool.add(idOf(s));
         }
       }
       poolView.invalidate();
@@ -357,13 +439,12 @@ final class PerNodePlacer implements Placer {
       for (int i = 0; i < local.size(); i++) {
         int s = local.get(i);
         if (w != null) {
-          poolChanged |= leave(s);
+          poolChanged |= leave(s) >= 0;
           assignment.place(s, w);
         } else if (!inPool[s]) {
           join(s);
           poolChanged = true;
           assignment.place(s, null);
-          toPool.add(s);
           mark[s] = stamp;
         }
       }
@@ -389,10 +470,11 @@ final class PerNodePlacer implements Placer {
     // The pool's orphans (the removed members' pool targets and the targets that joined the
     // pool), in identity-hash order: the pool view is in that order.
     IntList poolOrphans = new IntList();
-    for (int i = 0; i < poolView.size(); i++) {
-      int s = poolView.slotAt(i);
+    IntList pool = poolView.sorted();
+    for (int i = 0; i < pool.size(); i++) {
+      int s = pool.get(i);
       if (mark[s] == stamp) {
-        poolOrphans.add(s);
+        poolOrphans.add(idOf(s));
       }
     }
     if (fallback != null) {
@@ -443,11 +525,12 @@ final class PerNodePlacer implements Placer {
   }
 
   /**
-   * The fallback's view: only the pool's targets, in the engine's order. Rebuilt when the pool
-   * changed and the fallback reads it: from the last list, less the slots that left, merged with
-   * the slots that joined since (sorted), when those are few; else by a pass over the engine's
-   * order. A slot that joined is taken out of its old place and put in again, so a slot freed and
-   * taken by another target is placed by its new target.
+   * The fallback's view: only the pool's targets, in the engine's order, each known by its pool
+   * id. Its list of slots is rebuilt when the pool changed and the fallback reads it: from the
+   * last list, less the slots that left, merged with the slots that joined since (sorted), when
+   * those are few; else by a pass over the engine's order. A slot that joined is taken out of its
+   * old place and put in again, so a slot freed and taken by another target is placed by its new
+   * target. An id given back in this call still reads its slot (a departure's hash).
    */
   private final class PoolView implements Assignment {
     Assignment parent;
@@ -482,6 +565,7 @@ final class PerNodePlacer implements Placer {
       }
     }
 
+    /** The pool's slots (not ids), in the engine's order. */
     private IntList sorted() {
       if (!valid) {
         if (based && parent instanceof Slots slots) {
@@ -510,22 +594,26 @@ final class PerNodePlacer implements Placer {
       for (int i = 0; i < joined.size(); i++) {
         max = Math.max(max, joined.get(i));
       }
-      if (max >= joinMark.length) {
-        joinMark = Arrays.copyOf(joinMark, Math.max(max + 1, joinMark.length * 2));
+      // Marked by pool id: a slot in the pool holds the id it joined with last.
+      if (idsIssued > joinMark.length) {
+        joinMark = Arrays.copyOf(joinMark, Math.max(idsIssued, joinMark.length * 2));
       }
       joinStamp += 2;
       int stamp = joinStamp;
       int[] marks = joinMark;
       for (int i = 0; i < joined.size(); i++) {
-        marks[joined.get(i)] = stamp;
+        int s = joined.get(i);
+        if (inPool[s]) {
+          marks[poolIdOf[s]] = stamp;
+        }
       }
       // The joined slots still in the pool, once each, in order.
       IntList add = new IntList(joined.size());
       for (int i = 0; i < joined.size(); i++) {
         int s = joined.get(i);
-        if (inPool[s] && marks[s] == stamp) {
+        if (inPool[s] && marks[poolIdOf[s]] == stamp) {
           add.add(s);
-          marks[s] = stamp + 1;
+          marks[poolIdOf[s]] = stamp + 1;
         }
       }
       long[] hashes = slots.hashes();
@@ -538,7 +626,7 @@ final class PerNodePlacer implements Placer {
       for (int i = 0; i < sorted.size(); i++) {
         int s = sorted.get(i);
         // Left, or joined again (its place is taken anew, from its current target).
-        if (!inPool[s] || (s < marks.length && marks[s] >= stamp)) {
+        if (!inPool[s] || marks[poolIdOf[s]] >= stamp) {
           continue;
         }
         while (a < add.size() && SlotOrder.compare(add.get(a), s, hashes, targets) < 0) {
@@ -553,43 +641,55 @@ final class PerNodePlacer implements Placer {
       sorted = out;
     }
 
-    @Override
-    public Member ownerOf(int slot) {
-      return inPool[slot] ? parent.ownerOf(slot) : null;
+    /** Whether pool id {@code id} is held by a slot in the pool now. */
+    private boolean held(int id, int slot) {
+      return inPool[slot] && poolIdOf[slot] == id;
     }
 
     @Override
-    public void place(int slot, Member member) {
-      if (!inPool[slot]) {
-        throw new IllegalStateException("fallback placing a node-local target: "
+    public Member ownerOf(int id) {
+      int slot = slotOfId[id];
+      return held(id, slot) ? parent.ownerOf(slot) : null;
+    }
+
+    @Override
+    public void place(int id, Member member) {
+      int slot = slotOfId[id];
+      if (!held(id, slot)) {
+        throw new IllegalStateException("fallback placing a target not in the pool: "
             + parent.target(slot));
       }
       parent.place(slot, member);
     }
 
     @Override
-    public Target target(int slot) {
-      return parent.target(slot);
+    public Target target(int id) {
+      return parent.target(slotOfId[id]);
     }
 
     @Override
-    public long hash(int slot) {
-      return parent.hash(slot);
+    public long hash(int id) {
+      return parent.hash(slotOfId[id]);
     }
 
     @Override
-    public int job(int slot) {
-      return parent.job(slot);
+    public int job(int id) {
+      return parent.job(slotOfId[id]);
     }
 
     @Override
-    public long cost(int slot) {
-      return parent.cost(slot);
+    public long cost(int id) {
+      return parent.cost(slotOfId[id]);
     }
 
     @Override
     public int size() {
       return sorted().size();
+    }
+
+    @Override
+    public long hashAt(int i) {
+      return parent.hash(sorted().get(i));
     }
 
     /** The member's node-local targets: those of its node when it is the node's winner. */
@@ -603,9 +703,10 @@ final class PerNodePlacer implements Placer {
       return local == null ? 0 : local.size();
     }
 
+    /** The pool id of the {@code i}th pool target. */
     @Override
     public int slotAt(int i) {
-      return sorted().get(i);
+      return poolIdOf[sorted().get(i)];
     }
   }
 }

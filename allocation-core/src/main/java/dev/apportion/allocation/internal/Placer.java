@@ -72,6 +72,19 @@ interface Placer {
   }
 
   /**
+   * As {@link #outsideAmong}, for targets outside this placer's view ({@code per-node}'s
+   * node-local targets, around its fallback's pool): how many sit outside their partition, judged
+   * by the partition key alone; 0 for a strategy that does not partition.
+   *
+   * @param placed slots of {@code assignment}, each assigned, none in this placer's view
+   * @param assignment the caller's view
+   * @return the count
+   */
+  default int outsideAmongUnviewed(IntList placed, Assignment assignment) {
+    return 0;
+  }
+
+  /**
    * Targets were added or removed. Added targets are in the assignment, unassigned; removed ones
    * are already unassigned and gone from the assignment's order, but their slots still answer
    * {@link Assignment#target} until the operation ends. With no members, a placer only updates

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -152,6 +153,44 @@ class EngineGarbageTest {
       best = Math.min(best, allocatedBytes() - before);
     }
     assertTrue(best <= 16L * n, strategy + ": adding a collector on a fresh allocator allocated "
+        + best + " bytes for " + n + " targets");
+  }
+  /**
+   * {@code per-node}'s first collector removal on a fresh allocator (60k targets, 100 on each of
+   * 600 nodes, a collector on each): the removed collector's targets join the pool, and the
+   * fallback's state about them (the partitions' groups and keys, the placed costs, the pool
+   * view's marks) is sized by the pool, through pool ids, not by every slot. Under 16 bytes per
+   * target (the pool ids' own map by slot is 4 bytes a slot); about 40 when the fallback kept its
+   * state by slot.
+   */
+  @Test
+  void perNodesFirstRemovalSizesTheFallbacksStateByThePool() {
+    assumeTrue(ManagementFactory.getThreadMXBean()
+        instanceof com.sun.management.ThreadMXBean);
+    int nodes = 600;
+    int n = 100 * nodes;
+    List<Target> targets = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      targets.add(Target.of("job-" + (i % 7), "10." + (i >> 16) + "." + (i >> 8 & 255) + "."
+          + (i & 255) + ":80", Map.of("__meta_kubernetes_pod_node_name", "node-" + (i % nodes))));
+    }
+    List<Collector> collectors = collectors(nodes);
+    List<Collector> without = new ArrayList<>(collectors);
+    Collector gone = without.remove(nodes / 2);
+    long best = Long.MAX_VALUE;
+    for (int run = 0; run < 3; run++) {
+      Allocator a = Allocators.builder("per-node").build();
+      a.setCollectors(collectors);
+      a.setTargets(targets);
+      int moving = a.snapshot().targetCount(gone.name());
+      long before = allocatedBytes();
+      a.setCollectors(without);
+      best = Math.min(best, allocatedBytes() - before);
+      assertEquals(100, moving);
+      assertEquals(0, a.snapshot().unassigned().size());
+      assertEquals(n, a.snapshot().targets().size());
+    }
+    assertTrue(best <= 16L * n, "per-node: removing a collector on a fresh allocator allocated "
         + best + " bytes for " + n + " targets");
   }
 }

@@ -133,6 +133,35 @@ class ZonesTest {
     }
   }
 
+  /**
+   * Targets the per-collector limit moves out of their zone are counted in
+   * {@code outsidePartition()}, node-local ones included, also when they sat in per-node's pool
+   * (cluster-wide, their zone had no collector) before their node's collector came: the count
+   * does not read the fallback's state of a target that left its view.
+   */
+  @Test
+  void nodeLocalTargetsTheLimitMovesOutOfTheirZoneAreCounted() {
+    Allocator a = Allocators.builder(Allocators.PER_NODE).maxTargetsPerCollector(10).build();
+    List<Target> ts = targets(10, 0);
+    a.setTargets(ts);
+    a.setNodeZones(topology());
+    // zone-c has no collector: its 60 targets are in the pool, cluster-wide, and counted.
+    a.setCollectors(collectors((z, n) -> z == 2).stream()
+        .map(c -> c.withCapacity(2)).toList());
+    assertEquals(NODES_PER_ZONE * 10, a.snapshot().outsidePartition());
+    assertEquals(NODES_PER_ZONE * 10, crossZone(a.snapshot(), topology()));
+    // zone-c's collectors come, each with room for 5 of its node's 10 targets: the limit moves
+    // the other 5 of each to the other zones' collectors, which have room for 10 more each.
+    List<Collector> all = new ArrayList<>();
+    for (Collector c : collectors((z, n) -> false)) {
+      all.add(c.withCapacity(c.zone().orElseThrow().equals(zone(2)) ? 0.5 : 2));
+    }
+    a.setCollectors(all);
+    assertComplete(a, ts);
+    assertEquals(NODES_PER_ZONE * 5, crossZone(a.snapshot(), topology()));
+    assertEquals(NODES_PER_ZONE * 5, a.snapshot().outsidePartition());
+  }
+
   @Test
   void withoutZoneAwarenessTheSameFallbackCrossesZones() {
     Allocator a = Allocators.builder(Allocators.PER_NODE).noPartitioning().build();
