@@ -53,9 +53,10 @@ final class PerNodePlacer implements Placer {
   private boolean[] inPool = new boolean[16];
   /** By slot: its pool id while {@link #inPool}; empty until a first slot joins the pool. */
   private int[] poolIdOf = new int[0];
-  private int[] mark = new int[16];
   /** By pool id: the slot that holds it, or held it last. */
   private int[] slotOfId = new int[16];
+  /** By pool id: the collector change that last marked it an orphan of the pool. */
+  private int[] markOfId = new int[16];
   /** Pool ids handed out so far: those below it are taken or free. */
   private int idsIssued;
   /** Ids given back before this call: taken before new ones are issued. */
@@ -96,7 +97,6 @@ final class PerNodePlacer implements Placer {
       nodeOf = Arrays.copyOf(nodeOf, n);
       posInNode = Arrays.copyOf(posInNode, n);
       inPool = Arrays.copyOf(inPool, n);
-      mark = Arrays.copyOf(mark, n);
       if (poolIdOf.length > 0) {
         poolIdOf = Arrays.copyOf(poolIdOf, n);
       }
@@ -130,6 +130,7 @@ final class PerNodePlacer implements Placer {
         id = idsIssued++;
         if (id == slotOfId.length) {
           slotOfId = Arrays.copyOf(slotOfId, id * 2);
+          markOfId = Arrays.copyOf(markOfId, id * 2);
         }
       }
       if (poolIdOf.length == 0) {
@@ -445,14 +446,14 @@ final class PerNodePlacer implements Placer {
           join(s);
           poolChanged = true;
           assignment.place(s, null);
-          mark[s] = stamp;
+          markOfId[idOf(s)] = stamp;
         }
       }
     }
     for (int i = 0; i < orphans.size(); i++) {
       int s = orphans.get(i);
       if (inPool[s]) {
-        mark[s] = stamp;
+        markOfId[idOf(s)] = stamp;
       } else if (assignment.ownerOf(s) == null) {
         Member w = winner(s);
         if (w != null) {
@@ -460,7 +461,7 @@ final class PerNodePlacer implements Placer {
         } else {
           join(s);
           poolChanged = true;
-          mark[s] = stamp;
+          markOfId[idOf(s)] = stamp;
         }
       }
     }
@@ -473,7 +474,7 @@ final class PerNodePlacer implements Placer {
     IntList pool = poolView.sorted();
     for (int i = 0; i < pool.size(); i++) {
       int s = pool.get(i);
-      if (mark[s] == stamp) {
+      if (markOfId[idOf(s)] == stamp) {
         poolOrphans.add(idOf(s));
       }
     }
