@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * changed (a collector re-reported on another node changes the winners of both nodes), plus what
  * the fallback moves in the pool.
  *
- * <p><b>State.</b> By slot: the node a target is indexed under, its position in that node's slot
- * list (removal is a swap with the last), and whether it is in the pool. The fallback's view
+ * <p><b>State.</b> By slot: the node a target is indexed under (the node's entry, which holds its
+ * slots and its winner, so a target's winner is read without a search by name), its position in
+ * that node's slot list (removal is a swap with the last), and whether it is in the pool. The fallback's view
  * lists the pool in identity-hash order, rebuilt by one pass over the engine's order when the
  * pool changed and the fallback asks. The fallback knows each pool target by a <em>pool id</em>,
  * not by its slot: ids are dense (a slot takes one when it joins the pool, and gives it back when
@@ -46,9 +47,11 @@ final class PerNodePlacer implements Placer {
   private static final Logger LOG = LoggerFactory.getLogger(PerNodePlacer.class);
 
   private final Placer fallback;
-  private final Map<String, IntList> byNode = new HashMap<>();
+  /** The nodes that have targets: each with its slots and its winner. */
+  private final Map<String, NodeTargets> byNode = new HashMap<>();
   // By slot.
-  private String[] nodeOf = new String[16];
+  /** By slot: the node its target is indexed under, or null. */
+  private NodeTargets[] nodeOf = new NodeTargets[16];
   private int[] posInNode = new int[16];
   private boolean[] inPool = new boolean[16];
   /** By slot: its pool id while {@link #inPool}; empty until a first slot joins the pool. */
@@ -74,6 +77,30 @@ final class PerNodePlacer implements Placer {
    * for the nodes of the members that come or go.
    */
   private Map<String, Member> winners = Map.of();
+
+  /**
+   * A node with targets: its slots (in no particular order), and its winner as {@link #winners}
+   * says, kept here too so that a target's winner is two field reads, not a hash-map search by a
+   * node name that is a new string for every target.
+   */
+  private static final class NodeTargets {
+    final String node;
+    final IntList slots = new IntList(4);
+    Member winner;
+
+    NodeTargets(String node, Member winner) {
+      this.node = node;
+      this.winner = winner;
+    }
+  }
+
+  /** Sets {@code node}'s winner in {@link #byNode}'s entry, if it has targets. */
+  private void winnerChanged(String node, Member winner) {
+    NodeTargets e = byNode.get(node);
+    if (e != null) {
+      e.winner = winner;
+    }
+  }
   /**
    * Members that come or go in one change, at most, for which the winners are edited in place
    * (each edit scans the members once); more, and they are computed again.
@@ -181,9 +208,18 @@ final class PerNodePlacer implements Placer {
     if (maxSlot >= 0) {
       ensure(maxSlot);
     }
-    for (int i = 0; i < added.size(); i++) {
-      int s = added.get(i);
-      index(s, assignment.target(s));
+    if (added.size() == maxSlot + 1) {
+      // Every slot from 0 (a first placement; the slots are distinct): indexed in slot order,
+      // which is the order the targets came in, so they are read about as they lie in memory.
+      // The order of a node's slot list decides nothing.
+      for (int s = 0; s <= maxSlot; s++) {
+        index(s, assignment.target(s));
+      }
+    } else {
+      for (int i = 0; i < added.size(); i++) {
+        int s = added.get(i);
+        index(s, assignment.target(s));
+      }
     }
     if (!leftPool.isEmpty()) {
       poolView.invalidate();
@@ -339,27 +375,33 @@ final class PerNodePlacer implements Placer {
 
   private void index(int slot, Target t) {
     String node = t.node().orElse(null);
-    nodeOf[slot] = node;
-    if (node != null) {
-      IntList list = byNode.computeIfAbsent(node, k -> new IntList(4));
-      posInNode[slot] = list.size();
-      list.add(slot);
+    if (node == null) {
+      nodeOf[slot] = null;
+      return;
     }
+    NodeTargets e = byNode.get(node);
+    if (e == null) {
+      e = new NodeTargets(node, winners.get(node));
+      byNode.put(node, e);
+    }
+    nodeOf[slot] = e;
+    posInNode[slot] = e.slots.size();
+    e.slots.add(slot);
   }
 
   private void unindex(int slot) {
-    String node = nodeOf[slot];
-    if (node == null) {
+    NodeTargets e = nodeOf[slot];
+    if (e == null) {
       return;
     }
-    IntList list = byNode.get(node);
+    IntList list = e.slots;
     int p = posInNode[slot];
     int last = list.get(list.size() - 1);
     list.set(p, last);
     posInNode[last] = p;
     list.truncate(list.size() - 1);
     if (list.isEmpty()) {
-      byNode.remove(node);
+      byNode.remove(e.node);
     }
     nodeOf[slot] = null;
   }
@@ -382,6 +424,7 @@ final class PerNodePlacer implements Placer {
             Member was = next == null ? winners.remove(node) : winners.put(node, next);
             if (was != next) {
               changedNodes.add(node);
+              winnerChanged(node, next);
             }
           }
         }
@@ -389,6 +432,9 @@ final class PerNodePlacer implements Placer {
     } else {
       Map<String, Member> previous = winners;
       winners = winners(change.after());
+      for (NodeTargets e : byNode.values()) {
+        e.winner = winners.get(e.node);
+      }
       if (!change.before().isEmpty()) {
         // A member changed node, or many came or went: the changed nodes are those whose
         // winner differs, on either side.
@@ -432,11 +478,12 @@ final class PerNodePlacer implements Placer {
     int stamp = ++markStamp;
     boolean poolChanged = false;
     for (String node : changedNodes) {
-      Member w = winners.get(node);
-      IntList local = byNode.get(node);
-      if (local == null) {
+      NodeTargets e = byNode.get(node);
+      if (e == null) {
         continue;
       }
+      Member w = e.winner;
+      IntList local = e.slots;
       for (int i = 0; i < local.size(); i++) {
         int s = local.get(i);
         if (w != null) {
@@ -486,8 +533,8 @@ final class PerNodePlacer implements Placer {
   }
 
   private Member winner(int slot) {
-    String node = nodeOf[slot];
-    return node == null ? null : winners.get(node);
+    NodeTargets e = nodeOf[slot];
+    return e == null ? null : e.winner;
   }
 
   /** The first member in name order on {@code node}, or null: the node's winner. */
@@ -700,8 +747,8 @@ final class PerNodePlacer implements Placer {
       if (node == null || winners.get(node) != member) {
         return 0;
       }
-      IntList local = byNode.get(node);
-      return local == null ? 0 : local.size();
+      NodeTargets local = byNode.get(node);
+      return local == null ? 0 : local.slots.size();
     }
 
     /** The pool id of the {@code i}th pool target. */
