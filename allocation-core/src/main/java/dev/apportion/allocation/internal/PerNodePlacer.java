@@ -30,11 +30,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>State.</b> By slot: the node a target is indexed under (the node's entry, which holds its
  * slots and its winner, so a target's winner is read without a search by name), its position in
- * that node's slot list (removal is a swap with the last), and whether it is in the pool. The fallback's view
- * lists the pool in identity-hash order, rebuilt by one pass over the engine's order when the
- * pool changed and the fallback asks. The fallback knows each pool target by a <em>pool id</em>,
- * not by its slot: ids are dense (a slot takes one when it joins the pool, and gives it back when
- * it leaves, for reuse from the next call on), so whatever the fallback keeps by target is sized
+ * that node's slot list (removal is a swap with the last), and whether it is in the pool. The
+ * fallback's view lists the pool in identity-hash order, rebuilt by one pass over the engine's
+ * order when the pool changed and the fallback asks. The fallback knows each pool target by a
+ * <em>pool id</em>, not by its slot: ids are dense (a slot takes one when it joins the pool, and
+ * gives it back when it leaves, for reuse from the next engine operation on: a departure's slot
+ * stays readable until the operation ends), so whatever the fallback keeps by target is sized
  * by the pool, not by every slot (100 pool targets among 100k: arrays of 100-odd entries, where
  * slots would make them 100k each, 3.6 MB allocated on the first collector removal).
  *
@@ -62,11 +63,13 @@ final class PerNodePlacer implements Placer {
   private int[] markOfId = new int[16];
   /** Pool ids handed out so far: those below it are taken or free. */
   private int idsIssued;
-  /** Ids given back before this call: taken before new ones are issued. */
+  /** Ids given back before this operation: taken before new ones are issued. */
   private final IntList freeIds = new IntList();
   /**
-   * Ids given back in this call: the fallback may still read their slots (a departure's hash)
-   * until the call ends, so they are reused from the next call on.
+   * Ids given back in this engine operation (a {@code setTargets}, which may call {@link
+   * #targetsChanged} then {@link #nodesChanged}, or a {@code setCollectors}): the fallback may
+   * still read their slots (a departure's hash) until the operation ends, so they are reused
+   * from the next one on.
    */
   private final IntList releasedIds = new IntList();
   private int markStamp;
@@ -130,7 +133,12 @@ final class PerNodePlacer implements Placer {
     }
   }
 
-  /** Makes the ids given back in the last call free for reuse: called as each call begins. */
+  /**
+   * Makes the ids given back in the last operation free for reuse: called as each operation
+   * begins ({@link #targetsChanged}, the first call of a {@code setTargets}, and
+   * {@link #collectorsChanged}); not by {@link #nodesChanged}, which follows in the same
+   * operation.
+   */
   private void recycleIds() {
     for (int i = 0; i < releasedIds.size(); i++) {
       freeIds.add(releasedIds.get(i));
@@ -209,9 +217,9 @@ final class PerNodePlacer implements Placer {
       ensure(maxSlot);
     }
     if (added.size() == maxSlot + 1) {
-      // Every slot from 0 (a first placement; the slots are distinct): indexed in slot order,
-      // which is the order the targets came in, so they are read about as they lie in memory.
-      // The order of a node's slot list decides nothing.
+      // Every slot from 0 (the slots are distinct): a first placement, or one after every
+      // target left. Indexed in slot order, the order the targets came in, so they are read
+      // about as they lie in memory. The order of a node's slot list decides nothing.
       for (int s = 0; s <= maxSlot; s++) {
         index(s, assignment.target(s));
       }
@@ -258,7 +266,6 @@ final class PerNodePlacer implements Placer {
   @Override
   public void nodesChanged(IntList renoded, Members members, Assignment assignment) {
     poolView.parent = assignment;
-    recycleIds();
     for (int i = 0; i < renoded.size(); i++) {
       int s = renoded.get(i);
       unindex(s);
@@ -578,7 +585,7 @@ final class PerNodePlacer implements Placer {
    * last list, less the slots that left, merged with the slots that joined since (sorted), when
    * those are few; else by a pass over the engine's order. A slot that joined is taken out of its
    * old place and put in again, so a slot freed and taken by another target is placed by its new
-   * target. An id given back in this call still reads its slot (a departure's hash).
+   * target. An id given back in this operation still reads its slot (a departure's hash).
    */
   private final class PoolView implements Assignment {
     Assignment parent;
@@ -638,10 +645,6 @@ final class PerNodePlacer implements Placer {
     /** Rebuilds {@link #sorted} from itself and {@link #joinedSince}. */
     private void merge(Slots slots) {
       IntList joined = joinedSince;
-      int max = 0;
-      for (int i = 0; i < joined.size(); i++) {
-        max = Math.max(max, joined.get(i));
-      }
       // Marked by pool id: a slot in the pool holds the id it joined with last.
       if (idsIssued > joinMark.length) {
         joinMark = Arrays.copyOf(joinMark, Math.max(idsIssued, joinMark.length * 2));

@@ -63,8 +63,9 @@ interface Placer {
    * how many sit outside their partition and are not already counted by
    * {@link #outsidePartition()}; 0 for a strategy that does not partition.
    *
-   * @param placed the slots, each assigned
-   * @param assignment the engine's view
+   * @param placed slots of {@code assignment} (ids of per-node's pool view, for its fallback),
+   *     each assigned
+   * @param assignment the view the placer places in: the engine's, or per-node's pool view
    * @return the count
    */
   default int outsideAmong(IntList placed, Assignment assignment) {

@@ -155,6 +155,7 @@ class EngineGarbageTest {
     assertTrue(best <= 16L * n, strategy + ": adding a collector on a fresh allocator allocated "
         + best + " bytes for " + n + " targets");
   }
+
   /**
    * {@code per-node}'s first collector removal on a fresh allocator (60k targets, 100 on each of
    * 600 nodes, a collector on each): the removed collector's targets join the pool, and the
