@@ -17,6 +17,8 @@ final class Member {
   private final int nameHash;
   private final int id;
   private Collector collector;
+  /** The collector's node, or null: read on every per-node winner search, kept unboxed. */
+  private String node;
   private int index;
   private int load;
   /** Sum of the costs ({@link Assignment#cost}) of the targets it holds. */
@@ -35,6 +37,7 @@ final class Member {
     this.hash = HashRings.memberHash(name);
     this.nameHash = name.hashCode();
     this.collector = collector;
+    this.node = collector.node().orElse(null);
     this.id = id;
   }
 
@@ -45,7 +48,7 @@ final class Member {
 
   /** The node, or null. @return the node */
   public String node() {
-    return collector.node().orElse(null);
+    return node;
   }
 
   /** {@link HashRings#memberHash} of the name, computed once. @return the hash */
@@ -70,6 +73,7 @@ final class Member {
 
   void collector(Collector c) {
     this.collector = c;
+    this.node = c.node().orElse(null);
   }
 
   /**
