@@ -457,9 +457,9 @@ final class PerNodePlacer implements Placer {
         }
       }
     }
-    IntList toPool = new IntList();
     IntList orphans = change.orphans();
     if (change.before().isEmpty()) {
+      IntList toPool = new IntList();
       Arrays.fill(inPool, false);
       poolSize = 0;
       resetIds();
@@ -747,11 +747,9 @@ final class PerNodePlacer implements Placer {
     @Override
     public int heldOutside(Member member) {
       String node = member.node();
-      if (node == null || winners.get(node) != member) {
-        return 0;
-      }
-      NodeTargets local = byNode.get(node);
-      return local == null ? 0 : local.slots.size();
+      NodeTargets local = node == null ? null : byNode.get(node);
+      // The entry's winner is the winners' map's for its node (kept equal): one search.
+      return local == null || local.winner != member ? 0 : local.slots.size();
     }
 
     /** The pool id of the {@code i}th pool target. */
