@@ -2,6 +2,7 @@ package dev.apportion.allocation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -85,5 +86,86 @@ class LabelShapeTest {
     assertEquals("n-endpoint", Target.of("j", "a", m).node().orElseThrow());
     m.put("__meta_kubernetes_pod_node_name", "n-pod");
     assertEquals("n-pod", Target.of("j", "a", m).node().orElseThrow());
+  }
+
+  /** A map with the names given, in that order, each value drawn from {@link #VALUES}. */
+  private static Map<String, String> mapOf(List<String> names, Random random) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String n : names) {
+      m.put(new String(n.toCharArray()), VALUES[random.nextInt(VALUES.length)]);
+    }
+    return m;
+  }
+
+  /**
+   * A map that differs from the shape of the map read before it at any one pair (another name
+   * there, another order, a name more or less) is not taken for that shape: its target is the one
+   * built without a shape, and the first shape, seen again, still builds the same targets.
+   */
+  @Test
+  void aMapThatLeavesTheLastShapeAtAnyPairIsBuiltAsWithoutIt() {
+    Random random = new Random(11);
+    for (int round = 0; round < 2000; round++) {
+      List<String> names = new ArrayList<>(List.of(NAMES));
+      Collections.shuffle(names, random);
+      names = new ArrayList<>(names.subList(0, 2 + random.nextInt(names.size() - 2)));
+      Target.of("job", "addr:0", mapOf(names, random));
+      int at = random.nextInt(names.size());
+      List<String> other = new ArrayList<>(names);
+      int how = random.nextInt(4);
+      switch (how) {
+        case 0 -> other.set(at, "other_" + at);
+        case 1 -> Collections.swap(other, at, (at + 1) % other.size());
+        case 2 -> {
+          other.remove(at);
+          other.add("zz_last");
+        }
+        default -> other.add(at, "inserted");
+      }
+      Map<String, String> m = mapOf(other, random);
+      Target t = Target.of("job", "addr:1", m);
+      String why = "round " + round + ", change " + how + " at " + at + ", " + m;
+      Target reference = withoutShape(t);
+      assertEquals(m, t.labels(), why);
+      assertEquals(reference.hash(), t.hash(), why);
+      assertEquals(reference.labelsHash(), t.labelsHash(), why);
+      assertEquals(reference.node(), t.node(), why);
+      assertEquals(reference.zone(), t.zone(), why);
+      // The map of the first shape again: read as its shape, or as the new one, the same.
+      Map<String, String> back = mapOf(names, random);
+      Target again = Target.of("job", "addr:2", back);
+      assertEquals(back, again.labels(), why);
+      assertEquals(withoutShape(again).hash(), again.hash(), why);
+    }
+  }
+
+  /**
+   * A map of the last shape's names but a null value, or another map of its size with an empty
+   * name, fails, and leaves nothing behind in the thread's reader or shapes: the next map of that
+   * shape is built as before.
+   */
+  @Test
+  void anInvalidPairInAMapOfTheLastShapeFailsAsWithoutIt() {
+    Random random = new Random(13);
+    for (int round = 0; round < 200; round++) {
+      List<String> names = new ArrayList<>(List.of(NAMES));
+      Collections.shuffle(names, random);
+      names = new ArrayList<>(names.subList(0, 2 + random.nextInt(names.size() - 2)));
+      Map<String, String> good = mapOf(names, random);
+      Target first = Target.of("job", "addr:0", good);
+      int at = random.nextInt(names.size());
+      Map<String, String> nullValue = new LinkedHashMap<>(good);
+      nullValue.put(names.get(at), null);
+      assertThrows(NullPointerException.class, () -> Target.of("job", "addr:1", nullValue));
+      List<String> withEmpty = new ArrayList<>(names);
+      withEmpty.set(at, "");
+      Map<String, String> emptyName = mapOf(withEmpty, random);
+      assertThrows(IllegalArgumentException.class,
+          () -> Target.of("job", "addr:2", emptyName));
+      Target next = Target.of("job", "addr:0", new LinkedHashMap<>(good));
+      assertEquals(first, next);
+      assertEquals(first.labelsHash(), next.labelsHash());
+      assertEquals(good, next.labels());
+    }
   }
 }
