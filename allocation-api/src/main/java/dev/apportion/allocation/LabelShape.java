@@ -30,6 +30,8 @@ final class LabelShape {
   final byte[] encoded;
   /** Pair {@code p}'s name is {@code encoded[offsets[p], offsets[p + 1])}. */
   final int[] offsets;
+  /** The names in name order at even places, the values' places null: what a target copies. */
+  private final String[] template;
 
   private LabelShape(String[] names, int[] position, int metaFrom, int metaTo, int[] special,
       byte[] encoded, int[] offsets) {
@@ -44,6 +46,39 @@ final class LabelShape {
     this.special = special;
     this.encoded = encoded;
     this.offsets = offsets;
+    this.template = new String[names.length << 1];
+    for (int i = 0; i < names.length; i++) {
+      template[position[i] << 1] = names[i];
+    }
+  }
+
+  /** How many names. */
+  int size() {
+    return names.length;
+  }
+
+  /** A new label array in name order with this shape's names and every value null. */
+  String[] template() {
+    return template.clone();
+  }
+
+  /**
+   * Whether {@code name} is this shape's {@code i}-th name in the map's order ({@code false} past
+   * the last, or for a null name).
+   */
+  // ReferenceEquality: the same instance is the common case and needs no comparison.
+  @SuppressWarnings("ReferenceEquality")
+  boolean nameAt(int i, String name) {
+    if (i >= names.length || name == null) {
+      return false;
+    }
+    String mine = names[i];
+    return name == mine || (name.hashCode() == hashes[i] && name.equals(mine));
+  }
+
+  /** Where the map's {@code i}-th pair's value goes in a label array in name order. */
+  int valueIndex(int i) {
+    return (position[i] << 1) + 1;
   }
 
   /**
@@ -130,6 +165,11 @@ final class LabelShape {
     private static final int SLOTS = 16;
     private final LabelShape[] slots = new LabelShape[SLOTS];
     private LabelShape last;
+
+    /** The shape found or added last, or null. */
+    LabelShape last() {
+      return last;
+    }
 
     LabelShape find(String[] in, int pairs) {
       LabelShape s = last;

@@ -8,6 +8,17 @@ import java.util.function.BiConsumer;
  * and values, interleaved, into {@link #kv}, notes whether any pair is invalid (a null name or
  * value, an empty name), and, when asked, sums two independent order-independent hashes of the
  * pairs for {@link TargetInterner}. Reused by one thread; allocates only to grow.
+ *
+ * <p>When {@linkplain #expect expecting} a {@link LabelShape} (the shape of the map the thread
+ * read last), it first reads the map as that shape: each name is compared with the shape's name
+ * at the same place and each value goes straight to its place in name order in {@link
+ * #arranged}, a new array that already holds the shape's names. At the first pair that differs
+ * (another name, a null, more pairs), the pairs read so far are copied back into {@link #kv} and
+ * the rest is read as without a shape. A map of the expected shape is thus read in one pass into
+ * the label array its target keeps, and its references are stored only into that new array, never
+ * into the reader's long-lived {@link #kv}: while the collector marks the old generation (a heap
+ * that holds a large refresh's input), every reference overwritten in an old array is recorded
+ * for the marking, and with 1M maps that made reading them cost twice the floor (run V1).
  */
 final class PairReader implements BiConsumer<String, String> {
   String[] kv = new String[32];
@@ -20,7 +31,14 @@ final class PairReader implements BiConsumer<String, String> {
   /** The sum of {@link TargetInterner#mix2} of the same, independent of {@link #sum}. */
   long check;
 
+  /** The shape the map is read as, until a pair differs; null: none or no longer. */
+  private LabelShape expect;
+  /** The label array in name order while {@link #expect} holds: names set, values as read. */
+  String[] arranged;
+
   void start(int expected) {
+    this.expect = null;
+    this.arranged = null;
     pairs = 0;
     sum = 0;
     check = 0;
@@ -30,8 +48,57 @@ final class PairReader implements BiConsumer<String, String> {
     }
   }
 
+  /**
+   * Drops the references to the last map's strings (and to the label array it was read into),
+   * so that a reader kept by a thread pins nothing. A map read as its expected shape wrote nothing
+   * into {@link #kv}, which is then left as it is.
+   */
+  void clear() {
+    if (expect == null) {
+      Arrays.fill(kv, 0, Math.min(kv.length, pairs << 1), null);
+    }
+    expect = null;
+    arranged = null;
+  }
+
+  /**
+   * Reads the next map as {@code shape} first (see the class comment); call after {@link #start}.
+   *
+   * @param shape the shape expected, with as many names as the map has pairs
+   */
+  void expect(LabelShape shape) {
+    this.expect = shape;
+    this.arranged = shape.template();
+  }
+
+  /** Whether the map read was of the shape expected: its target's labels are {@link #arranged}. */
+  boolean readAsExpected() {
+    return expect != null && pairs == expect.size();
+  }
+
+  /** The shape expected, if the map read was of it ({@link #readAsExpected}). */
+  LabelShape expected() {
+    return expect;
+  }
+
   @Override
   public void accept(String name, String value) {
+    LabelShape shape = expect;
+    if (shape != null) {
+      int i = pairs;
+      if (value != null && shape.nameAt(i, name)) {
+        arranged[shape.valueIndex(i)] = value;
+        pairs = i + 1;
+        return;
+      }
+      // Not the shape: what was read goes where it goes without one, and so does the rest.
+      expect = null;
+      for (int j = 0; j < i; j++) {
+        kv[j << 1] = arranged[shape.valueIndex(j) - 1];
+        kv[(j << 1) + 1] = arranged[shape.valueIndex(j)];
+      }
+      arranged = null;
+    }
     if (name == null || value == null || name.isEmpty()) {
       invalid = true;
       return;

@@ -233,8 +233,16 @@ public final class Target {
     Scratch s = Scratch.start();
     PairReader r = s.reader();
     try {
-      r.start(labels.size());
+      int size = labels.size();
+      r.start(size);
+      LabelShape last = s.shapes.last();
+      if (last != null && last.size() == size) {
+        r.expect(last);
+      }
       labels.forEach(r);
+      if (r.readAsExpected()) {
+        return new Target(job, address, r.arranged, r.expected(), s);
+      }
       return r.invalid ? new Target(job, address, copy(labels)) : ofPairs(job, address, r.kv,
           r.pairs, s);
     } finally {
@@ -743,7 +751,7 @@ public final class Target {
       if (r.kv.length > RETAINED_MAX) {
         r.kv = new String[32];
       }
-      Arrays.fill(r.kv, 0, r.pairs << 1, null);
+      r.clear();
       reader = r;
     }
 
