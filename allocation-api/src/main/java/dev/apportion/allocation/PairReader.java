@@ -71,14 +71,40 @@ final class PairReader implements BiConsumer<String, String> {
     this.arranged = shape.template();
   }
 
-  /** Whether the map read was of the shape expected: its target's labels are {@link #arranged}. */
+  /**
+   * Ends a read: whether the map was of the shape expected (its target's labels are then {@link
+   * #arranged}). A map that gave fewer pairs than the shape has (its {@code size()} and its
+   * {@code forEach} disagree: a map changed while read) is not: what it gave is then in {@link
+   * #kv}, as without a shape.
+   */
   boolean readAsExpected() {
-    return expect != null && pairs == expect.size();
+    LabelShape shape = expect;
+    if (shape == null) {
+      return false;
+    }
+    if (pairs == shape.size()) {
+      return true;
+    }
+    leaveShape(shape);
+    return false;
   }
 
   /** The shape expected, if the map read was of it ({@link #readAsExpected}). */
   LabelShape expected() {
     return expect;
+  }
+
+  /**
+   * Copies the pairs read as {@code shape} into {@link #kv}, in the map's order, and stops
+   * expecting it.
+   */
+  private void leaveShape(LabelShape shape) {
+    expect = null;
+    for (int j = 0; j < pairs; j++) {
+      kv[j << 1] = arranged[shape.valueIndex(j) - 1];
+      kv[(j << 1) + 1] = arranged[shape.valueIndex(j)];
+    }
+    arranged = null;
   }
 
   @Override
@@ -92,12 +118,7 @@ final class PairReader implements BiConsumer<String, String> {
         return;
       }
       // Not the shape: what was read goes where it goes without one, and so does the rest.
-      expect = null;
-      for (int j = 0; j < i; j++) {
-        kv[j << 1] = arranged[shape.valueIndex(j) - 1];
-        kv[(j << 1) + 1] = arranged[shape.valueIndex(j)];
-      }
-      arranged = null;
+      leaveShape(shape);
     }
     if (name == null || value == null || name.isEmpty()) {
       invalid = true;

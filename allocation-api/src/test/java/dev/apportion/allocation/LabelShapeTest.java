@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,6 +89,13 @@ class LabelShapeTest {
     assertEquals("n-pod", Target.of("j", "a", m).node().orElseThrow());
   }
 
+  /** At least two of {@link #NAMES}, in a random order. */
+  private static List<String> someNames(Random random) {
+    List<String> names = new ArrayList<>(List.of(NAMES));
+    Collections.shuffle(names, random);
+    return new ArrayList<>(names.subList(0, 2 + random.nextInt(names.size() - 2)));
+  }
+
   /** A map with the names given, in that order, each value drawn from {@link #VALUES}. */
   private static Map<String, String> mapOf(List<String> names, Random random) {
     Map<String, String> m = new LinkedHashMap<>();
@@ -106,9 +114,7 @@ class LabelShapeTest {
   void aMapThatLeavesTheLastShapeAtAnyPairIsBuiltAsWithoutIt() {
     Random random = new Random(11);
     for (int round = 0; round < 2000; round++) {
-      List<String> names = new ArrayList<>(List.of(NAMES));
-      Collections.shuffle(names, random);
-      names = new ArrayList<>(names.subList(0, 2 + random.nextInt(names.size() - 2)));
+      List<String> names = someNames(random);
       Target.of("job", "addr:0", mapOf(names, random));
       int at = random.nextInt(names.size());
       List<String> other = new ArrayList<>(names);
@@ -148,9 +154,7 @@ class LabelShapeTest {
   void anInvalidPairInAMapOfTheLastShapeFailsAsWithoutIt() {
     Random random = new Random(13);
     for (int round = 0; round < 200; round++) {
-      List<String> names = new ArrayList<>(List.of(NAMES));
-      Collections.shuffle(names, random);
-      names = new ArrayList<>(names.subList(0, 2 + random.nextInt(names.size() - 2)));
+      List<String> names = someNames(random);
       Map<String, String> good = mapOf(names, random);
       Target first = Target.of("job", "addr:0", good);
       int at = random.nextInt(names.size());
@@ -166,6 +170,31 @@ class LabelShapeTest {
       assertEquals(first, next);
       assertEquals(first.labelsHash(), next.labelsHash());
       assertEquals(good, next.labels());
+    }
+  }
+
+  /**
+   * A map whose {@code size()} says one pair more than its {@code forEach} gives (as a map changed
+   * while read may) after a map of the shape its pairs begin: the pairs given are built, as
+   * without a shape, not the shape's names with a value missing.
+   */
+  @Test
+  void aMapThatGivesFewerPairsThanItsSizeIsBuiltFromWhatItGives() {
+    Random random = new Random(17);
+    for (int round = 0; round < 200; round++) {
+      List<String> names = someNames(random);
+      Target.of("job", "addr:0", mapOf(names, random));
+      Map<String, String> given = mapOf(names.subList(0, names.size() - 1), random);
+      Map<String, String> lying = new LinkedHashMap<>(given) {
+        @Override
+        public int size() {
+          return super.size() + 1;
+        }
+      };
+      Target t = Target.of("job", "addr:1", lying);
+      assertEquals(given, t.labels(), "round " + round);
+      assertEquals(Target.of("job", "addr:1", new TreeMap<>(given)).labelsHash(), t.labelsHash(),
+          "round " + round);
     }
   }
 }
