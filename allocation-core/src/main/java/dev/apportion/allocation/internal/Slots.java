@@ -98,6 +98,9 @@ final class Slots implements Assignment {
 
   private final Map<String, Integer> jobIds = new HashMap<>();
   private final List<String> jobNames = new ArrayList<>();
+  /** {@link #jobRanks()}, for the first {@link #rankedJobs} jobs. */
+  private int[] jobRanks = new int[0];
+  private int rankedJobs;
 
   private Member[] membersById = new Member[16];
 
@@ -236,6 +239,30 @@ final class Slots implements Assignment {
   /** The job's name. */
   String jobName(int job) {
     return jobNames.get(job);
+  }
+
+  /**
+   * By job id: the job's rank among every job known so far in name order ({@link
+   * String#compareTo}), so that jobs known by id are put in name order by comparing ints, not
+   * strings. Recomputed (O(j log j) for j jobs) on the first call after a new job was named; jobs
+   * are never forgotten, so between new jobs it is the same array. Read-only for callers.
+   */
+  int[] jobRanks() {
+    int n = jobNames.size();
+    if (rankedJobs != n) {
+      Integer[] byName = new Integer[n];
+      for (int j = 0; j < n; j++) {
+        byName[j] = j;
+      }
+      Arrays.sort(byName, (x, y) -> jobNames.get(x).compareTo(jobNames.get(y)));
+      int[] ranks = new int[n];
+      for (int r = 0; r < n; r++) {
+        ranks[byName[r]] = r;
+      }
+      jobRanks = ranks;
+      rankedJobs = n;
+    }
+    return jobRanks;
   }
 
   /** Owner id, {@link #NONE} or {@link #REMOVED}. */
