@@ -544,12 +544,13 @@ final class Engine implements Allocator {
       if (entries[i] == null) {
         continue;
       }
-      Target[] all = entries[i].all();
-      for (int k = 0; k < entries[i].count; k++) {
-        int s = slots.slotOfInstance(all[k]);
-        listed &= s >= 0;
-        if (s >= 0) {
-          held[n++] = s;
+      for (String job : entries[i].jobs()) {
+        for (Target t : entries[i].targets(job)) {
+          int s = slots.slotOfInstance(t);
+          listed &= s >= 0;
+          if (s >= 0) {
+            held[n++] = s;
+          }
         }
       }
     }

@@ -1,8 +1,10 @@
 package dev.apportion.allocation.internal;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSortedSet;
 import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
+import java.util.AbstractCollection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -67,6 +69,7 @@ final class Publisher {
   private int[] jobCount = new int[16];
   /** Scratch of {@link #allEntries}: one member's targets, grouped by job. */
   private Target[] byJob = new Target[16];
+  private final ListSource source = new ListSource();
   /** Deltas by member id, then job id; only touched members have an inner array. */
   private Delta[][] deltas = new Delta[16][];
   private final IntList deltaMembers = new IntList();
@@ -338,9 +341,10 @@ final class Publisher {
   /**
    * Every member's entry built from the state alone, when most targets were touched: the known
    * targets (already in {@link TargetOrder}) are grouped by owner, then each owner's by job, and
-   * each owner's array is copied once at its size. No delta, no merge, nothing read from the
-   * previous snapshot. O(n + sum of each member's jobs log jobs).
+   * each list is copied once at its size. No delta, no merge, nothing read from the previous
+   * snapshot. O(n + sum of each member's jobs log jobs).
    */
+  @SuppressWarnings("unchecked")
   private JobLists[] allEntries(Members members, Slots slots) {
     int m = members.size();
     int maxId = 0;
@@ -429,19 +433,58 @@ final class Publisher {
         grouping[count[slots.job(s)]++] = slots.target(s);
       }
       String[] names = new String[distinct];
-      int[] ends = new int[distinct];
+      ImmutableList<Target>[] lists = (ImmutableList<Target>[]) new ImmutableList<?>[distinct];
+      int first = 0;
       for (int d = 0; d < distinct; d++) {
         int job = (int) present[d];
+        int end = count[job];
         names[d] = slots.jobName(job);
-        ends[d] = count[job];
+        lists[d] = source.copy(grouping, first, end);
+        first = end;
         count[job] = 0;
       }
-      Target[] all = Arrays.copyOf(grouping, to - from);
       Arrays.fill(grouping, 0, to - from, null);
-      out[i] = JobLists.of(member.collector(), names, ends, all);
+      out[i] = JobLists.of(member.collector(), names, lists, to - from);
       member.published(out[i]);
     }
     return out;
+  }
+
+  /**
+   * A reusable view of an array range that {@link ImmutableList#copyOf(java.util.Collection)}
+   * copies with one {@code toArray()}, which the list then wraps: one array at the list's size and
+   * the list itself, nothing else allocated.
+   */
+  private static final class ListSource extends AbstractCollection<Target> {
+    private Target[] array = NO_TARGETS;
+    private int from;
+    private int to;
+
+    ImmutableList<Target> copy(Target[] a, int start, int end) {
+      array = a;
+      from = start;
+      to = end;
+      try {
+        return ImmutableList.copyOf(this);
+      } finally {
+        array = NO_TARGETS;
+      }
+    }
+
+    @Override
+    public Object[] toArray() {
+      return Arrays.copyOfRange(array, from, to, Object[].class);
+    }
+
+    @Override
+    public Iterator<Target> iterator() {
+      return Arrays.asList(array).subList(from, to).iterator();
+    }
+
+    @Override
+    public int size() {
+      return to - from;
+    }
   }
 
   /** Every member's entry after a change of the collector set. */
@@ -465,110 +508,64 @@ final class Publisher {
     return out;
   }
 
-  /**
-   * One member's entry with its deltas applied, in one new array: the runs of untouched jobs are
-   * copied whole, the touched ones merged with their deltas. The names (and their set) are shared
-   * when no job came or went.
-   */
+  /** One member's entry with its deltas applied: only the lists of the touched jobs change. */
+  @SuppressWarnings("unchecked")
   private JobLists rebuild(JobLists old, Delta[] deltas, Slots slots) {
     // The touched jobs in name order, sorted by their ranks (ints), not by their names: each
-    // key is a job's rank above its id.
+    // key is a job's rank above its id, and the id then finds the delta without a name lookup.
     int[] ranks = slots.jobRanks();
     if (jobKeys.length < deltas.length) {
       jobKeys = new long[Math.max(deltas.length, 2 * jobKeys.length)];
     }
     long[] keys = jobKeys;
     int n = 0;
-    int size = old.count;
     for (int job = 0; job < deltas.length; job++) {
-      Delta d = deltas[job];
-      if (d != null) {
+      if (deltas[job] != null) {
         keys[n++] = (long) ranks[job] << 32 | job;
-        size += d.addCount - d.removeCount;
       }
     }
     Arrays.sort(keys, 0, n);
-    Target[] out = new Target[size];
-    int oldJobs = old.jobCount();
-    // At most every old job and every touched one; trimmed below when jobs came or went.
-    String[] names = new String[oldJobs + n];
-    int[] ends = new int[oldJobs + n];
-    boolean sameJobs = true;
-    int w = 0;
-    int jobs = 0;
-    int o = 0;
-    for (int c = 0; c <= n; c++) {
-      String job = c < n ? slots.jobName((int) keys[c]) : null;
-      // The old jobs before this touched one (all that are left, after the last): copied whole.
-      int from = o;
-      while (o < oldJobs && (job == null || old.job(o).compareTo(job) < 0)) {
-        names[jobs] = old.job(o);
-        ends[jobs++] = w + old.end(o) - old.start(from);
-        o++;
-      }
-      if (o > from) {
-        int start = old.start(from);
-        System.arraycopy(old.all(), start, out, w, old.end(o - 1) - start);
-        w = ends[jobs - 1];
-      }
-      if (job == null) {
-        break;
-      }
-      Delta d = deltas[(int) keys[c]];
-      int runStart = 0;
-      int runEnd = 0;
-      if (o < oldJobs && old.job(o).equals(job)) {
-        runStart = old.start(o);
-        runEnd = old.end(o);
-        o++;
-      } else {
-        sameJobs = false;
-      }
-      int before = w;
-      w = merge(old.all(), runStart, runEnd, d, out, w);
-      if (w > before) {
-        names[jobs] = job;
-        ends[jobs++] = w;
-      } else {
-        sameJobs = false;
-      }
+    String[] jobs = new String[n];
+    ImmutableList<Target>[] lists =
+        (ImmutableList<Target>[]) new ImmutableList<?>[n];
+    for (int i = 0; i < n; i++) {
+      int job = (int) keys[i];
+      jobs[i] = slots.jobName(job);
+      List<Target> previous = old.targets(jobs[i]);
+      lists[i] = merge((ImmutableList<Target>) previous, deltas[job]);
     }
-    if (w != size) {
-      throw new IllegalStateException("merged " + w + " targets, counted " + size);
-    }
-    if (sameJobs) {
-      return old.withTargets(Arrays.copyOf(ends, jobs), out);
-    }
-    return JobLists.of(old.collector, Arrays.copyOf(names, jobs), Arrays.copyOf(ends, jobs), out);
+    return old.with(jobs, lists, n);
   }
 
   /**
-   * Writes the run {@code old[from, to)} without the delta's removals and with its additions,
-   * all in order, to {@code out} from {@code w}; returns where it stopped. Each removal and
-   * addition finds its place by a binary search from the previous one's; the stretches of the
-   * old run between them are copied as references, never read, so a run of {@code m} targets
-   * with {@code d} changes costs about {@code d log m} reads of targets, not {@code m}.
+   * The old list without the delta's removals, with its additions, all in order. Each removal
+   * and addition finds its place by a binary search from the previous one's; the runs of the old
+   * list between them are copied as references, never read, so a list of {@code m} targets with
+   * {@code d} changes costs about {@code d log m} reads of targets, not {@code m}. Built through a
+   * builder of the exact size, which Guava then wraps instead of copying.
    */
-  private static int merge(Target[] old, int from, int to, Delta d, Target[] out, int w) {
+  private static ImmutableList<Target> merge(ImmutableList<Target> old, Delta d) {
     Target[] adds = d.adds;
     int addCount = d.addCount;
     Target[] removes = d.removes;
     int removeCount = d.removeCount;
-    // Every removal is in the old run: it names a target this collector held for this job.
+    // Every removal is in the old list: it names a target this collector held for this job.
+    ImmutableList.Builder<Target> next =
+        ImmutableList.builderWithExpectedSize(Math.max(0, old.size() - removeCount) + addCount);
     int a = 0;
     int r = 0;
-    int o = from;
+    int o = 0;
+    int size = old.size();
     while (a < addCount || r < removeCount) {
       // The next change in order: a removal before an addition of the same target (a relabel
       // removes the old instance and adds the new one).
       boolean removal = r < removeCount
           && (a == addCount || TargetOrder.compare(removes[r], adds[a]) <= 0);
       Target t = removal ? removes[r] : adds[a];
-      int at = search(old, t, o, to);
+      int at = search(old, t, o, size);
       int stop = at >= 0 ? at : -at - 1;
       if (stop > o) {
-        System.arraycopy(old, o, out, w, stop - o);
-        w += stop - o;
+        next.addAll(old.subList(o, stop));
       }
       o = stop;
       if (removal) {
@@ -578,27 +575,26 @@ final class Publisher {
         o++;
         r++;
       } else {
-        out[w++] = t;
+        next.add(t);
         a++;
       }
     }
-    if (o < to) {
-      System.arraycopy(old, o, out, w, to - o);
-      w += to - o;
+    if (o < size) {
+      next.addAll(old.subList(o, size));
     }
-    return w;
+    return next.build();
   }
 
   /**
-   * The index of {@code t} in {@code array[from .. to)}, or {@code -(insertion point) - 1}, by
+   * The index of {@code t} in {@code list[from .. to)}, or {@code -(insertion point) - 1}, by
    * {@link TargetOrder}.
    */
-  private static int search(Target[] array, Target t, int from, int to) {
+  private static int search(List<Target> list, Target t, int from, int to) {
     int lo = from;
     int hi = to - 1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      int c = TargetOrder.compare(array[mid], t);
+      int c = TargetOrder.compare(list.get(mid), t);
       if (c < 0) {
         lo = mid + 1;
       } else if (c > 0) {
