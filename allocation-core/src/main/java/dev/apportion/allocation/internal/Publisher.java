@@ -117,16 +117,25 @@ final class Publisher {
     List<Move> moves = wantMoves ? new ArrayList<>() : List.of();
     List<Target> relabeledInOrder = wantMoves && !slots.relabeled().isEmpty()
         ? new ArrayList<>(slots.relabeled().size()) : List.of();
+    Target[] tableTargets;
+    String[] tableOwners;
+    int w;
+    int reassigned;
+    boolean unassignedChanged;
     pass.start(slots, members, full, wantMoves, moves, relabeledInOrder, k);
-    for (int i = 0; i < k; i++) {
-      pass.slot(v[i]);
+    try {
+      for (int i = 0; i < k; i++) {
+        pass.slot(v[i]);
+      }
+      tableTargets = pass.tableTargets;
+      tableOwners = pass.tableOwners;
+      w = pass.tableCount;
+      reassigned = pass.reassigned;
+      unassignedChanged = pass.unassignedChanged;
+    } finally {
+      // Also when a slot throws: the publisher retains nothing of the operation.
+      pass.end();
     }
-    Target[] tableTargets = pass.tableTargets;
-    String[] tableOwners = pass.tableOwners;
-    int w = pass.tableCount;
-    int reassigned = pass.reassigned;
-    boolean unassignedChanged = pass.unassignedChanged;
-    pass.end();
     TargetTable table = full ? TargetTable.of(slots) : before.table.apply(tableTargets,
         tableOwners, w);
     NameIndex indexByName = before.indexByName;

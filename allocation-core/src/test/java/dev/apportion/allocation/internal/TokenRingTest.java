@@ -76,7 +76,8 @@ class TokenRingTest {
   @Test
   void aRebuildAfterAddsAndRemovesEqualsARingBuiltFromScratch() {
     // 12 members: a removal passes over every token; 60: a removal's tokens are found by their
-    // positions and the runs between them moved.
+    // positions and the runs between them moved. Odd seeds hold the ring in chunks of 64 tokens,
+    // so that every move, merge and bucket crosses chunks.
     for (long seed = 1; seed <= 20; seed++) {
       Random random = new Random(seed);
       List<Member> byId = new ArrayList<>();
@@ -86,7 +87,7 @@ class TokenRingTest {
         byId.add(member("m-" + names++, 1, id));
         live.add(id);
       }
-      TokenRing ring = new TokenRing(32);
+      TokenRing ring = seed % 2 == 1 ? new TokenRing(32, 6) : new TokenRing(32);
       ring.update(PlacerParts.subset(byId, live));
       for (int step = 0; step < 60; step++) {
         int op = random.nextInt(4);
@@ -205,9 +206,25 @@ class TokenRingTest {
       long[] expected = Arrays.copyOf(x, xn + yn);
       System.arraycopy(y, 0, expected, xn, yn);
       sortUnsigned(expected, xn + yn);
-      TokenRing.mergeFromTheBack(x, xn, y, yn);
-      assertArrayEquals(expected, x, "trial " + trial);
+      // In chunks of 1 to 64 values: the moves cross chunks.
+      int shift = 1 + trial % 6;
+      LongChunks xc = chunks(x, shift);
+      TokenRing.mergeFromTheBack(xc, xn, chunks(y, shift + 1), yn);
+      long[] merged = new long[xn + yn];
+      for (int i = 0; i < merged.length; i++) {
+        merged[i] = xc.get(i);
+      }
+      assertArrayEquals(expected, merged, "trial " + trial);
     }
+  }
+
+  private static LongChunks chunks(long[] values, int shift) {
+    LongChunks c = new LongChunks(shift);
+    c.ensureCapacity(values.length);
+    for (int i = 0; i < values.length; i++) {
+      c.set(i, values[i]);
+    }
+    return c;
   }
 
   private static void sortUnsigned(long[] a, int n) {
