@@ -3,18 +3,28 @@ package dev.apportion.allocation.internal;
 import java.util.Arrays;
 
 /**
- * The {@code int} counterpart of {@link LongChunks}, for the token ring's grouping of tokens by
- * member: an array in chunks below half of G1's smallest region, so that a large one does not
- * take whole regions of its own. Writer-thread only.
+ * A growable array of {@code int}s held in chunks of {@code 2^shift} values: the token ring's
+ * grouping of its tokens by member ({@link TokenRing#indexByMember}), an int a token, 512 tokens
+ * a collector. As one array with the ring's headroom it took 2.2 MB for 1000 collectors, above
+ * half of a 4 MB G1 region, so G1 gave it a whole region of its own ("humongous") and lost the
+ * rest: 18 bytes a target of nothing. A chunk of the default size ({@value #DEFAULT_SHIFT} bits,
+ * 256 KB) is below half of the smallest region (1 MB).
+ *
+ * <p>Every chunk but the last is full; the last grows with an eighth of headroom up to a full
+ * chunk, so a small grouping stays one small array. Writer-thread only.
  */
 final class IntChunks {
+  /** Chunks of 65,536 values: 256 KB, below half of G1's smallest region. */
+  static final int DEFAULT_SHIFT = 16;
+
   private final int shift;
   private final int mask;
   private int[][] chunks = new int[0][];
   private int capacity;
 
   /**
-   * An empty array in chunks of {@code 2^shift} values.
+   * An empty array in chunks of {@code 2^shift} values (small shifts are for tests: they make
+   * every operation cross chunks).
    *
    * @param shift the chunks' size in bits, from 1 to 30
    */
@@ -47,6 +57,27 @@ final class IntChunks {
   }
 
   /**
+   * The chunks themselves, for a loop that indexes them directly (value {@code i} is {@code
+   * chunks()[i >>> shift()][i & (2^shift() - 1)]}) instead of calling {@link #set} for each, a
+   * call a value in code the JIT has not compiled yet. {@link #ensureCapacity} replaces the
+   * array: read it again after that.
+   *
+   * @return the live chunks
+   */
+  int[][] chunks() {
+    return chunks;
+  }
+
+  /**
+   * The chunks' size in bits.
+   *
+   * @return the shift
+   */
+  int shift() {
+    return shift;
+  }
+
+  /**
    * How many values it can hold now.
    *
    * @return the capacity
@@ -56,8 +87,9 @@ final class IntChunks {
   }
 
   /**
-   * Makes room for {@code n} values; what it held is kept only up to the old capacity's chunks
-   * (the callers rewrite it whole).
+   * Makes room for {@code n} values, keeping those held: new full chunks, and the last one grown
+   * (with an eighth of headroom, up to a full chunk). Allocates the new chunks and at most one
+   * chunk's copy.
    *
    * @param n the capacity needed
    */
@@ -65,13 +97,19 @@ final class IntChunks {
     if (n <= capacity) {
       return;
     }
-    int count = LongChunks.chunkCount(n, shift);
+    int count = (int) ((n + (long) mask) >>> shift);
     if (count > chunks.length) {
       chunks = Arrays.copyOf(chunks, count);
     }
     for (int c = 0; c < count; c++) {
       int current = chunks[c] == null ? 0 : chunks[c].length;
-      int length = LongChunks.chunkLength(c, count, n, shift, current);
+      int length;
+      if (c < count - 1) {
+        length = mask + 1;
+      } else {
+        int need = n - (c << shift);
+        length = need <= current ? current : (int) Math.min(mask + 1L, need + (need >> 3) + 16L);
+      }
       if (length > current) {
         chunks[c] = current == 0 ? new int[length] : Arrays.copyOf(chunks[c], length);
       }

@@ -4,16 +4,15 @@ import dev.apportion.allocation.ring.HashRings;
 import java.util.Arrays;
 
 /**
- * The ring of {@link ConsistentHashingPlacer}: each member's tokens, in one array of {@code long}s
- * held in chunks ({@link LongChunks}, so that a ring of a thousand collectors does not take whole
- * G1 regions), each token a ring position in the high bits and the member's id in the low {@value
- * #ID_BITS} bits, ascending as unsigned numbers. A member has {@link #tokensFor tokensFor(capacity)} tokens, 8
+ * The ring of {@link ConsistentHashingPlacer}: each member's tokens, in one {@code long[]}, each
+ * token a ring position in the high bits and the member's id in the low {@value #ID_BITS} bits,
+ * ascending as unsigned numbers. A member has {@link #tokensFor tokensFor(capacity)} tokens, 8
  * bytes each, at positions drawn from its name's hash, so every replica builds the same ring.
  *
  * <p>The ring is rebuilt incrementally when the members change: the tokens of members still there
  * under the same id, name and capacity are kept in place, only the others' are made, sorted and
  * merged in from the back ({@link #mergeFromTheBack}), so a rebuild allocates only the new
- * members' tokens (and a chunk more when the ring outgrows its own). Also the member for each
+ * members' tokens (and a larger buffer when the ring outgrows its own). Also the member for each
  * id ({@link #member}) of the last {@link #update}.
  */
 final class TokenRing {
@@ -28,7 +27,7 @@ final class TokenRing {
   private final int virtualNodes;
 
   /** Positions (high bits) | member id (low bits), ascending as unsigned numbers. */
-  private final LongChunks tokens;
+  private long[] tokens = new long[0];
   /** How many of {@link #tokens} are the ring; the rest is room kept for the next rebuild. */
   private int count;
   /** The member each id's tokens were made for, and for which capacity. */
@@ -40,7 +39,8 @@ final class TokenRing {
   /**
    * The token indices grouped by member id, each group ascending: id {@code i}'s are
    * {@code tokensById[byIdStart[i] .. byIdStart[i + 1])}. Built on demand ({@link
-   * #indexByMember}), forgotten when the ring changes.
+   * #indexByMember}), forgotten when the ring changes. In chunks ({@link IntChunks}): as one
+   * array with the ring's headroom it took a G1 region of its own at 1000 collectors.
    */
   private final IntChunks tokensById;
   private int[] byIdStart = new int[0];
@@ -52,20 +52,19 @@ final class TokenRing {
    * @param virtualNodes tokens per unit of capacity (see {@link #tokensFor})
    */
   TokenRing(int virtualNodes) {
-    this(virtualNodes, LongChunks.DEFAULT_SHIFT);
+    this(virtualNodes, IntChunks.DEFAULT_SHIFT);
   }
 
   /**
-   * An empty ring whose arrays are held in chunks of {@code 2^chunkShift} values (small shifts
-   * are for tests: every operation then crosses chunks).
+   * An empty ring whose grouping by member is held in chunks of {@code 2^groupingShift} values
+   * (small shifts are for tests: every group then crosses chunks).
    *
    * @param virtualNodes tokens per unit of capacity (see {@link #tokensFor})
-   * @param chunkShift the chunks' size in bits
+   * @param groupingShift the grouping's chunks' size in bits
    */
-  TokenRing(int virtualNodes, int chunkShift) {
+  TokenRing(int virtualNodes, int groupingShift) {
     this.virtualNodes = virtualNodes;
-    this.tokens = new LongChunks(chunkShift);
-    this.tokensById = new IntChunks(chunkShift + 1);
+    this.tokensById = new IntChunks(groupingShift);
   }
 
   /**
@@ -135,10 +134,10 @@ final class TokenRing {
     } else if (dropped * 16 > count || (k = dropTokens(keep, (int) dropped)) < 0) {
       k = 0;
       for (int i = 0; i < count; i++) {
-        long t = tokens.get(i);
+        long t = tokens[i];
         int id = (int) (t & ID_MASK);
         if (id < keep.length && keep[id]) {
-          tokens.set(k++, t);
+          tokens[k++] = t;
         }
       }
     }
@@ -149,18 +148,18 @@ final class TokenRing {
     }
     // A ring built from nothing (a first placement) is written and sorted where it stays.
     boolean inPlace = k == 0;
-    LongChunks added = tokens;
-    if (inPlace) {
-      tokens.ensureCapacity(fresh);
-    } else {
-      added = new LongChunks();
-      added.ensureCapacity(fresh);
+    if (inPlace && tokens.length < fresh) {
+      tokens = new long[Slots.withHeadroom(fresh)];
     }
+    long[] added = inPlace ? tokens : new long[fresh];
     int a = sortedTokens(members, fresh, added);
     // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
-    // chunk more, or the last one grown, when the ring outgrows its own).
+    // larger buffer when the ring outgrows its own).
     if (!inPlace) {
-      tokens.ensureCapacity(k + a);
+      if (tokens.length < k + a) {
+        // With headroom for a few more members, so that adding one does not copy the ring.
+        tokens = Arrays.copyOf(tokens, Slots.withHeadroom(k + a));
+      }
       mergeFromTheBack(tokens, k, added, a);
     }
     count = k + a;
@@ -185,7 +184,7 @@ final class TokenRing {
    *
    * @return {@code fresh}
    */
-  private int sortedTokens(Members members, int fresh, LongChunks out) {
+  private int sortedTokens(Members members, int fresh, long[] out) {
     // At least one bit: a shift of 64 would shift by nothing.
     int bits = Math.max(1,
         Math.min(20, 31 - Integer.numberOfLeadingZeros(Math.max(1, fresh / 4))));
@@ -211,7 +210,7 @@ final class TokenRing {
         int n = tokensFor(m.capacity());
         for (int j = 0; j < n; j++) {
           long pos = tokenPosition(m, j);
-          out.set(ends[(int) (pos >>> shift)]++, pos | m.id());
+          out[ends[(int) (pos >>> shift)]++] = pos | m.id();
         }
       }
     }
@@ -221,14 +220,14 @@ final class TokenRing {
     for (int b = 0; b < ends.length - 1; b++) {
       int to = ends[b];
       for (int i = from + 1; i < to; i++) {
-        long t = out.get(i);
+        long t = out[i];
         long key = t + Long.MIN_VALUE;
         int j = i - 1;
-        while (j >= from && out.get(j) + Long.MIN_VALUE > key) {
-          out.set(j + 1, out.get(j));
+        while (j >= from && out[j] + Long.MIN_VALUE > key) {
+          out[j + 1] = out[j];
           j--;
         }
-        out.set(j + 1, t);
+        out[j + 1] = t;
       }
       from = to;
     }
@@ -251,14 +250,20 @@ final class TokenRing {
     }
     tokensById.ensureCapacity(count);
     for (int t = 0; t < count; t++) {
-      byIdStart[(int) (tokens.get(t) & ID_MASK) + 1]++;
+      byIdStart[(int) (tokens[t] & ID_MASK) + 1]++;
     }
     for (int i = 0; i < span; i++) {
       byIdStart[i + 1] += byIdStart[i];
     }
     int[] fill = Arrays.copyOf(byIdStart, span);
+    // The chunks indexed here, not through a call a token: this runs once a ring, in code the
+    // JIT may not have compiled yet.
+    int[][] chunks = tokensById.chunks();
+    int shift = tokensById.shift();
+    int mask = (1 << shift) - 1;
     for (int t = 0; t < count; t++) {
-      tokensById.set(fill[(int) (tokens.get(t) & ID_MASK)]++, t);
+      int at = fill[(int) (tokens[t] & ID_MASK)]++;
+      chunks[at >>> shift][at & mask] = t;
     }
     byIdBuilt = true;
   }
@@ -330,11 +335,11 @@ final class TokenRing {
         long token = tokenPosition(m, j) | id;
         int t = tokenIndex(token);
         // Tokens of other members may share the position: the first of them comes first.
-        while (t < count && (tokens.get(t) & POSITION_MASK) == (token & POSITION_MASK)
-            && tokens.get(t) != token) {
+        while (t < count && (tokens[t] & POSITION_MASK) == (token & POSITION_MASK)
+            && tokens[t] != token) {
           t++;
         }
-        if (t >= count || tokens.get(t) != token) {
+        if (t >= count || tokens[t] != token) {
           return -1;
         }
         at[d++] = t;
@@ -350,7 +355,7 @@ final class TokenRing {
     for (int q = 0; q < d; q++) {
       int from = at[q] + 1;
       int to = q + 1 < d ? at[q + 1] : count;
-      tokens.move(from, w, to - from);
+      System.arraycopy(tokens, from, tokens, w, to - from);
       w += to - from;
     }
     return w;
@@ -368,16 +373,16 @@ final class TokenRing {
    * @param y the second run
    * @param yn the second run's length
    */
-  static void mergeFromTheBack(LongChunks x, int xn, LongChunks y, int yn) {
+  static void mergeFromTheBack(long[] x, int xn, long[] y, int yn) {
     int end = xn;
     int w = xn + yn;
     for (int j = yn - 1; j >= 0; j--) {
-      long v = y.get(j);
+      long v = y[j];
       // The first index in x[0 .. end) whose value is above v: gallop back from end, then bisect.
       int hi = end;
       int lo = end;
       int step = 1;
-      while (lo > 0 && Long.compareUnsigned(x.get(lo - 1), v) > 0) {
+      while (lo > 0 && Long.compareUnsigned(x[lo - 1], v) > 0) {
         hi = lo - 1;
         lo = Math.max(0, lo - step);
         step <<= 1;
@@ -385,7 +390,7 @@ final class TokenRing {
       // Every value from hi on is above v; every value before lo is not.
       while (lo < hi) {
         int mid = (lo + hi) >>> 1;
-        if (Long.compareUnsigned(x.get(mid), v) > 0) {
+        if (Long.compareUnsigned(x[mid], v) > 0) {
           hi = mid;
         } else {
           lo = mid + 1;
@@ -393,8 +398,8 @@ final class TokenRing {
       }
       int run = end - lo;
       w -= run;
-      x.move(lo, w, run);
-      x.set(--w, v);
+      System.arraycopy(x, lo, x, w, run);
+      x[--w] = v;
       end = lo;
     }
   }
@@ -419,11 +424,11 @@ final class TokenRing {
     int hi;
     int guess = (int) Math.min(n - 1L, Math.max(0L,
         (long) (((q >>> 11) * 0x1.0p-53) * n)));
-    if (Long.compareUnsigned(tokens.get(guess) & POSITION_MASK, q) < 0) {
+    if (Long.compareUnsigned(tokens[guess] & POSITION_MASK, q) < 0) {
       lo = guess + 1;
       int step = 1;
       hi = lo;
-      while (hi < n && Long.compareUnsigned(tokens.get(hi) & POSITION_MASK, q) < 0) {
+      while (hi < n && Long.compareUnsigned(tokens[hi] & POSITION_MASK, q) < 0) {
         lo = hi + 1;
         hi += step;
         step <<= 1;
@@ -433,7 +438,7 @@ final class TokenRing {
       hi = guess;
       int step = 1;
       lo = hi;
-      while (lo > 0 && Long.compareUnsigned(tokens.get(lo - 1) & POSITION_MASK, q) >= 0) {
+      while (lo > 0 && Long.compareUnsigned(tokens[lo - 1] & POSITION_MASK, q) >= 0) {
         hi = lo - 1;
         lo -= step;
         step <<= 1;
@@ -443,7 +448,7 @@ final class TokenRing {
     // Invariant: every token before lo is below q; every token from hi on is at or above it.
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(tokens.get(mid) & POSITION_MASK, q) < 0) {
+      if (Long.compareUnsigned(tokens[mid] & POSITION_MASK, q) < 0) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -467,7 +472,7 @@ final class TokenRing {
    * @return the length
    */
   int bufferLength() {
-    return tokens.capacity();
+    return tokens.length;
   }
 
   /**
@@ -477,7 +482,7 @@ final class TokenRing {
    * @return the id
    */
   int idAt(int t) {
-    return (int) (tokens.get(t) & ID_MASK);
+    return (int) (tokens[t] & ID_MASK);
   }
 
   /**
@@ -487,7 +492,7 @@ final class TokenRing {
    * @return the position
    */
   long positionAt(int t) {
-    return tokens.get(t) & POSITION_MASK;
+    return tokens[t] & POSITION_MASK;
   }
 
   /**
