@@ -42,7 +42,8 @@ final class BoundedMatching {
   private final LongSort longSort;
 
   /** By position in the view: the sort keys of a round's proposals ({@link #key}). */
-  private long[] keys = new long[0];
+  private static final long[] NO_KEYS = {};
+  private long[] keys = NO_KEYS;
   /** The positions rejected in this round, and those without room in the next. */
   private final IntList pending = new IntList();
   private final IntList next = new IntList();
@@ -138,6 +139,15 @@ final class BoundedMatching {
       firstRoundOwner.add(chosen[pending.get(p)]);
     }
     probeRounds(members, assignment, idBits, indexBits);
+  }
+
+  /**
+   * Lets go of the sort keys' array, scratch between operations, which a full placement sizes to
+   * its view (8 bytes a target): a later change allocates what its own rounds need, and the
+   * next full placement its view's size again.
+   */
+  void releaseKeys() {
+    keys = NO_KEYS;
   }
 
   /**

@@ -271,7 +271,9 @@ final class ConsistentHashingPlacer implements Placer {
       }
     }
     if (n > (1 << 16)) {
+      // Scratch sized to the view, not kept between operations (8 bytes a target each at most).
       longSort.release();
+      matching.releaseKeys();
     }
   }
 

@@ -59,6 +59,24 @@ class BoundedMatchingTest {
   }
 
   /**
+   * The sort keys are scratch: a matching whose keys' array was let go ({@link
+   * BoundedMatching#releaseKeys}, as a placer does after a large placement) matches the same
+   * view to the same owners, whether it runs whole again or only its probe rounds.
+   */
+  @Test
+  void aMatchAfterTheKeysWereReleasedPlacesTheSame() {
+    int n = 9_000;
+    Members members = PlacerParts.members(29, 1);
+    PlacerParts.View view = new PlacerParts.View(PlacerParts.hashes(n, 5), unitCosts(n));
+    PlacerParts.Pipeline p = new PlacerParts.Pipeline(16, 1.1, 1.1, true);
+    p.match(members, view);
+    Member[] first = p.bySlot(view);
+    p.matching.releaseKeys();
+    p.match(members, view);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(first, p.bySlot(view));
+  }
+
+  /**
    * Unit costs: a collector offered no more than its cap by the targets its tokens own (its
    * primaries) keeps them all; one offered more keeps exactly its cap of them, the closest to its
    * tokens, and no overflow from elsewhere. An overflowing target never displaces a primary.
