@@ -28,7 +28,8 @@ import java.util.Arrays;
  * <p>Round 1 is one merge walk of the targets (already in identity-hash order) against the sorted
  * tokens, and a radix sort of the proposals to over-full collectors; the probe rounds are short.
  * The result is in {@link ViewScratch#chosen}; the scratch arrays are kept between calls, sized to
- * the largest placement seen.
+ * the largest placement seen, but for the sort keys, which a placer may let go after a large
+ * placement ({@link #releaseKeys}).
  */
 final class BoundedMatching {
   /** Probe rounds before the clockwise fallback. */
@@ -36,13 +37,14 @@ final class BoundedMatching {
   /** Odd constant for the probe sequence (not the token sequence's). */
   private static final long PROBE_GAMMA = 0xD1B54A32D192ED03L;
 
+  private static final long[] NO_KEYS = {};
+
   private final TokenRing ring;
   private final LoadBounds bounds;
   private final ViewScratch scratch;
   private final LongSort longSort;
 
   /** By position in the view: the sort keys of a round's proposals ({@link #key}). */
-  private static final long[] NO_KEYS = {};
   private long[] keys = NO_KEYS;
   /** The positions rejected in this round, and those without room in the next. */
   private final IntList pending = new IntList();
@@ -165,7 +167,9 @@ final class BoundedMatching {
   void probeFrom(IntList positions, Members members, Assignment assignment, int idBits,
       int indexBits) {
     if (keys.length < positions.size()) {
-      keys = new long[positions.size()];
+      // Doubling: after the keys were let go, changes a little larger each time do not each
+      // allocate again.
+      keys = new long[Math.max(positions.size(), 2 * keys.length)];
     }
     pending.clear();
     for (int p = 0; p < positions.size(); p++) {

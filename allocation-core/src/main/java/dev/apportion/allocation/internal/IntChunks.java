@@ -114,6 +114,8 @@ final class IntChunks {
         chunks[c] = current == 0 ? new int[length] : Arrays.copyOf(chunks[c], length);
       }
     }
-    capacity = ((count - 1) << shift) + chunks[count - 1].length;
+    // At most Integer.MAX_VALUE: the last chunk's headroom may reach past it.
+    capacity = (int) Math.min(Integer.MAX_VALUE,
+        ((long) (count - 1) << shift) + chunks[count - 1].length);
   }
 }

@@ -122,8 +122,14 @@ final class Publisher {
     int w;
     int reassigned;
     boolean unassignedChanged;
-    pass.start(slots, members, full, wantMoves, moves, relabeledInOrder, k);
+    TargetTable table;
+    NameIndex indexByName = before.indexByName;
+    JobLists[] entries = before.entries;
+    ImmutableSortedSet<Target> unassigned = before.unassigned;
+    // Whatever happens, the publisher keeps nothing of this operation for the next: the visit's
+    // arrays, the deltas (a next publish would apply a failed one's), the visit order.
     try {
+      pass.start(slots, members, full, wantMoves, moves, relabeledInOrder, k);
       for (int i = 0; i < k; i++) {
         pass.slot(v[i]);
       }
@@ -132,39 +138,35 @@ final class Publisher {
       w = pass.tableCount;
       reassigned = pass.reassigned;
       unassignedChanged = pass.unassignedChanged;
-    } finally {
-      // Also when a slot throws: the publisher retains nothing of the operation.
       pass.end();
-    }
-    TargetTable table = full ? TargetTable.of(slots) : before.table.apply(tableTargets,
-        tableOwners, w);
-    NameIndex indexByName = before.indexByName;
-    JobLists[] entries = before.entries;
-    if (collectorsChanged) {
-      indexByName = NameIndex.of(members);
-    }
-    if (full) {
-      entries = allEntries(members, slots);
-    } else if (collectorsChanged) {
-      entries = entries(members, slots);
-    } else if (!deltaMembers.isEmpty()) {
-      entries = entries.clone();
-      for (int i = 0; i < deltaMembers.size(); i++) {
-        Member m = slots.member(deltaMembers.get(i));
-        if (isCurrent(members, m)) {
-          entries[m.index()] = rebuild(entries[m.index()], deltas[m.id()], slots);
-          m.published(entries[m.index()]);
+      table = full ? TargetTable.of(slots) : before.table.apply(tableTargets, tableOwners, w);
+      if (collectorsChanged) {
+        indexByName = NameIndex.of(members);
+      }
+      if (full) {
+        entries = allEntries(members, slots);
+      } else if (collectorsChanged) {
+        entries = entries(members, slots);
+      } else if (!deltaMembers.isEmpty()) {
+        entries = entries.clone();
+        for (int i = 0; i < deltaMembers.size(); i++) {
+          Member m = slots.member(deltaMembers.get(i));
+          if (isCurrent(members, m)) {
+            entries[m.index()] = rebuild(entries[m.index()], deltas[m.id()], slots);
+            m.published(entries[m.index()]);
+          }
         }
       }
-    }
-    ImmutableSortedSet<Target> unassigned = before.unassigned;
-    if (unassignedChanged) {
-      unassigned = unassigned(slots);
-    }
-    clearDeltas();
-    visit.reset();
-    if (byJob.length > 1024) {
-      byJob = new Target[16];
+      if (unassignedChanged) {
+        unassigned = unassigned(slots);
+      }
+    } finally {
+      pass.end();
+      clearDeltas();
+      visit.reset();
+      if (byJob.length > 1024) {
+        byJob = new Target[16];
+      }
     }
     return new Result(new Snapshot(indexByName, entries, table, unassigned,
         costs(members), outsidePartition),

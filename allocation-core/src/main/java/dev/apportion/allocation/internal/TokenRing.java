@@ -37,10 +37,11 @@ final class TokenRing {
   /** By member id: the member of the last {@link #update}, or null. */
   private Member[] byId = new Member[0];
   /**
-   * The token indices grouped by member id, each group ascending: id {@code i}'s are
-   * {@code tokensById[byIdStart[i] .. byIdStart[i + 1])}. Built on demand ({@link
-   * #indexByMember}), forgotten when the ring changes. In chunks ({@link IntChunks}): as one
-   * array with the ring's headroom it took a G1 region of its own at 1000 collectors.
+   * The token indices grouped by member id, each group ascending: id {@code i}'s are at {@code
+   * byIdStart[i]} (inclusive) to {@code byIdStart[i + 1]} (exclusive), read by {@link
+   * #groupedToken}. Built on demand ({@link #indexByMember}), forgotten when the ring changes.
+   * In chunks ({@link IntChunks}): as one array with the ring's headroom it took a G1 region of
+   * its own at 1000 collectors.
    */
   private final IntChunks tokensById;
   private int[] byIdStart = new int[0];
@@ -57,10 +58,11 @@ final class TokenRing {
 
   /**
    * An empty ring whose grouping by member is held in chunks of {@code 2^groupingShift} values
-   * (small shifts are for tests: every group then crosses chunks).
+   * (small shifts are for tests: groups then cross chunks).
    *
    * @param virtualNodes tokens per unit of capacity (see {@link #tokensFor})
-   * @param groupingShift the grouping's chunks' size in bits
+   * @param groupingShift the grouping's chunks' size in bits, from 1 to 30
+   * @throws IllegalArgumentException if {@code groupingShift} is out of that range
    */
   TokenRing(int virtualNodes, int groupingShift) {
     this.virtualNodes = virtualNodes;

@@ -61,7 +61,8 @@ class BoundedMatchingTest {
   /**
    * The sort keys are scratch: a matching whose keys' array was let go ({@link
    * BoundedMatching#releaseKeys}, as a placer does after a large placement) matches the same
-   * view to the same owners, whether it runs whole again or only its probe rounds.
+   * view to the same owners when it runs again ({@code ConsistentHashingTest} covers the probe
+   * rounds of the changes that follow such a placement).
    */
   @Test
   void aMatchAfterTheKeysWereReleasedPlacesTheSame() {

@@ -35,6 +35,43 @@ class ConsistentHashingTest extends AllocatorContractTest {
     }
   }
 
+  /**
+   * After a placement of more than 65,536 targets the matching lets go of its sort keys; the
+   * changes that follow continue it (their probe rounds allocate keys again) and must place
+   * exactly what a fresh allocator places for the same sets: a small change of targets, a
+   * removal and an addition of a collector. A tight load factor, so that round 1 rejects
+   * targets and the probe rounds run.
+   */
+  @Test
+  void changesAfterALargePlacementPlaceWhatAFreshAllocatorDoes() {
+    List<Target> targets = targets(70_000, 7);
+    List<Collector> collectors = collectors(40);
+    Allocator a = builder().loadFactor(1.01).build();
+    a.setCollectors(collectors);
+    a.setTargets(targets);
+    List<Target> changed = new java.util.ArrayList<>(targets);
+    for (int i = 0; i < 50; i++) {
+      Target old = changed.get(i * 997);
+      changed.set(i * 997, Target.of(old.job(), "replaced-" + i + ":80", old.labels()));
+    }
+    List<Collector> fewer = collectors.subList(1, collectors.size());
+    List<Collector> more = new java.util.ArrayList<>(collectors);
+    more.add(Collector.of("collector-joined"));
+    String[] steps = {"targets", "removal", "addition"};
+    List<List<Collector>> sets = List.of(collectors, fewer, more);
+    for (int step = 0; step < steps.length; step++) {
+      if (step == 0) {
+        a.setTargets(changed);
+      } else {
+        a.setCollectors(sets.get(step));
+      }
+      Allocator fresh = builder().loadFactor(1.01).build();
+      fresh.setCollectors(sets.get(step));
+      fresh.setTargets(changed);
+      assertEquals(assignment(fresh.snapshot()), assignment(a.snapshot()), steps[step]);
+    }
+  }
+
   /** Movement bounds at one shape: grow by one, then shrink by one. */
   private void assertMovement(int targets, int from) {
     Allocator a = builder().build();

@@ -15,9 +15,11 @@ class IntChunksTest {
 
   @Test
   void growthKeepsTheValuesAcrossChunks() {
-    IntChunks chunks = new IntChunks(3);
+    // Chunks of 256 from small steps: the last chunk is grown (copied) many times before the
+    // next one starts, so the values must survive the copies.
+    IntChunks chunks = new IntChunks(8);
     int written = 0;
-    for (int n = 1; n <= 200; n += 7) {
+    for (int n = 1; n <= 700; n += 37) {
       chunks.ensureCapacity(n);
       assertTrue(chunks.capacity() >= n, "capacity " + chunks.capacity() + " for " + n);
       for (int i = written; i < n; i++) {
@@ -27,7 +29,7 @@ class IntChunksTest {
       int[][] direct = chunks.chunks();
       for (int i = 0; i < n; i++) {
         assertEquals(i * 31 + 7, chunks.get(i), "n " + n + " index " + i);
-        assertEquals(i * 31 + 7, direct[i >>> chunks.shift()][i & 7], "n " + n + " index " + i);
+        assertEquals(i * 31 + 7, direct[i >>> chunks.shift()][i & 255], "n " + n + " index " + i);
       }
     }
   }
