@@ -241,6 +241,7 @@ final class ConsistentHashingPlacer implements Placer {
     }
     ring.update(members);
     scratch.ensure(n);
+    scratch.ensureDistance(n);
     long total = churn.placedCosts(assignment, n, scratch.cost);
     boolean weighted = !churn.unitCosts() || !members.uniformCapacity();
     bounds.compute(members, total, n, assignment, weighted, ring.idSpan());
@@ -271,9 +272,11 @@ final class ConsistentHashingPlacer implements Placer {
       }
     }
     if (n > (1 << 16)) {
-      // Scratch sized to the view, not kept between operations (8 bytes a target each at most).
+      // Scratch sized to the view that no change reads, not kept between operations (8 bytes a
+      // target each at most).
       longSort.release();
       matching.releaseKeys();
+      scratch.releaseDistance();
     }
   }
 

@@ -5,7 +5,9 @@ package dev.apportion.allocation.internal;
  * identity-hash order ({@link Assignment#slotAt}): what {@link BoundedMatching} writes and
  * {@link FloorPhase} then adjusts, before the placer writes it to the assignment. Plain arrays,
  * read and written directly by those two in their loops; kept between calls, sized to the largest
- * placement seen, so a placement allocates nothing once they are large enough.
+ * placement seen, so a placement allocates nothing once they are large enough. {@link #distance}
+ * is a whole placement's alone (a change's probe rounds do not read it): a placer may let it go
+ * after a large one ({@link #releaseDistance}).
  */
 final class ViewScratch {
   /** By position: the member id the target goes to. */
@@ -23,8 +25,8 @@ final class ViewScratch {
   int[] firstAfter = new int[0];
 
   /**
-   * Makes {@link #chosen}, {@link #cost} and {@link #distance} hold {@code n} targets (growing
-   * them loses their contents).
+   * Makes {@link #chosen} and {@link #cost} hold {@code n} targets (growing them loses their
+   * contents): what a change's probe rounds read and write.
    *
    * @param n how many targets the view holds
    */
@@ -32,8 +34,24 @@ final class ViewScratch {
     if (chosen.length < n) {
       chosen = new int[n];
       cost = new long[n];
+    }
+  }
+
+  /**
+   * Makes {@link #distance} hold {@code n} targets (growing it loses its contents): for a whole
+   * placement.
+   *
+   * @param n how many targets the view holds
+   */
+  void ensureDistance(int n) {
+    if (distance.length < n) {
       distance = new long[n];
     }
+  }
+
+  /** Lets go of {@link #distance}, which no change reads: the next whole placement sizes it. */
+  void releaseDistance() {
+    distance = new long[0];
   }
 
   /**

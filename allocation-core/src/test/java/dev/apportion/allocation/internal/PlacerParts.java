@@ -194,6 +194,7 @@ final class PlacerParts {
       bounds.compute(members, total, n, view, weighted, ring.idSpan());
       bounds.clearLoads();
       scratch.ensure(n);
+      scratch.ensureDistance(n);
       for (int i = 0; i < n; i++) {
         scratch.cost[i] = view.cost(view.slotAt(i));
       }
