@@ -23,8 +23,8 @@ final class IntChunks {
   private int capacity;
 
   /**
-   * An empty array in chunks of {@code 2^shift} values (small shifts are for tests: they make
-   * every operation cross chunks).
+   * An empty array in chunks of {@code 2^shift} values (small shifts are for tests: values then
+   * sit in several chunks).
    *
    * @param shift the chunks' size in bits, from 1 to 30
    */

@@ -138,7 +138,6 @@ final class Publisher {
       w = pass.tableCount;
       reassigned = pass.reassigned;
       unassignedChanged = pass.unassignedChanged;
-      pass.end();
       table = full ? TargetTable.of(slots) : before.table.apply(tableTargets, tableOwners, w);
       if (collectorsChanged) {
         indexByName = NameIndex.of(members);
