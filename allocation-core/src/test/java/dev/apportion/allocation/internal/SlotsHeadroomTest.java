@@ -1,0 +1,58 @@
+package dev.apportion.allocation.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** {@link Slots#withHeadroom}: a sixteenth more, never an extra MiB of a humongous array. */
+class SlotsHeadroomTest {
+  private static final long MIB = 1L << 20;
+
+  @Test
+  void smallArraysGetASixteenthMore() {
+    assertEquals(16, Slots.withHeadroom(0));
+    assertEquals(100_000 + 6_250 + 16, Slots.withHeadroom(100_000));
+    assertEquals(51_200 + 3_200 + 16, Slots.withHeadroom(51_200));
+  }
+
+  @Test
+  void aRingOf512000TokensStaysInItsFourMebibytes() {
+    int n = Slots.withHeadroom(512_000);
+    // 16 bytes of header with compressed class pointers, 24 without: within 4 MiB either way
+    assertTrue(24 + 8L * n <= 4 * MIB, "capacity " + n);
+    assertTrue(n >= 512_000 + 12_000, "still room for 23 more members of 512 tokens: " + n);
+  }
+
+  @Test
+  void aMillionSlotsKeepTheirMebibytesForEveryElementSize() {
+    int n = Slots.withHeadroom(1_000_000);
+    assertTrue(24 + 8L * n <= 8 * MIB, "longs: " + n);
+    assertTrue(24 + 4L * n <= 4 * MIB, "ints: " + n);
+    assertTrue(n > 1_040_000, "headroom kept: " + n);
+  }
+
+  /**
+   * For any n: at least n, at most a sixteenth and 16 more, and for every element size no more
+   * whole MiBs than n elements take (so no region size from 1 to 32 MiB gets another region).
+   */
+  @Test
+  void neverLessThanNNeverAnotherMebibyte() {
+    SplittableRandom random = new SplittableRandom(7);
+    for (int i = 0; i < 100_000; i++) {
+      int n = i < 1000 ? i : random.nextInt(1, 300_000_000);
+      int c = Slots.withHeadroom(n);
+      assertTrue(c >= n, n + " -> " + c);
+      assertTrue(c <= n + (n >> 4) + 16L, n + " -> " + c);
+      for (int e = 1; e <= 8; e <<= 1) {
+        long exact = 24 + (long) n * e;
+        long with = 24 + (long) c * e;
+        if (exact >= MIB / 2) {
+          assertEquals((exact + MIB - 1) / MIB, (Math.max(with, exact) + MIB - 1) / MIB,
+              "n " + n + ", " + e + "-byte elements: capacity " + c);
+        }
+      }
+    }
+  }
+}
