@@ -314,8 +314,9 @@ final class Slots implements Assignment {
   /**
    * Makes room for {@code n} targets, so a large first call does not grow step by step. The room
    * is {@link #withHeadroom} {@code n}: a later call that replaces a few percent of the targets
-   * adds its new ones before the dropped ones free their slots, and must not copy every per-slot
-   * array and the table to make room for them.
+   * (up to 6%, or at least 1.5% where a sixteenth more would take another MiB) adds its new ones
+   * before the dropped ones free their slots, and must not copy every per-slot array and the table
+   * to make room for them.
    */
   void reserve(int n) {
     if (targets.length < n) {
@@ -335,7 +336,7 @@ final class Slots implements Assignment {
    * up to about 6% of them in one call (new targets arrive before the dropped ones are freed)
    * grows nothing. Costs about 2 bytes per target in the per-slot arrays and the table.
    *
-   * <p>Less headroom, down to a sixty-fourth, where the sixteenth would take an array of {@code
+   * <p>Less headroom, down to a sixty-fourth (replacing 1.5% of the targets then grows nothing), where the sixteenth would take an array of {@code
    * n} elements of 1, 2, 4 or 8 bytes past the next whole MiB: G1 allocates an array of half a
    * region or more in whole regions (1 to 32 MiB, a power of two), so an array that just passes a
    * region's end takes another region and leaves it nearly empty. An array whose size in bytes
@@ -346,7 +347,7 @@ final class Slots implements Assignment {
    * kept.
    */
   static int withHeadroom(int n) {
-    long wanted = Math.min(Integer.MAX_VALUE - 8, n + (n >> 4) + 16L);
+    long wanted = Math.min(Integer.MAX_VALUE - 8, (long) n + (n >> 4) + 16);
     long least = (long) n + (n >> 6);
     for (int elementBytes = 1; elementBytes <= 8; elementBytes <<= 1) {
       long fits = fittingItsMebibytes(n, elementBytes);
@@ -362,7 +363,10 @@ final class Slots implements Assignment {
   private static final long MIB = 1L << 20;
   /**
    * An array's header, rounded up: 16 bytes with compressed class pointers, 20 (24 aligned)
-   * without; the larger keeps the bound safe under both.
+   * without; the larger keeps the bound safe under both. (An array of {@code n} whose 16-byte
+   * header ends it within 8 bytes of a MiB is rounded up to the next MiB here; that MiB is then
+   * the cap, or, closer than a sixty-fourth, the sixteenth is kept: either way such an array of
+   * {@code n} and its headroom take the region a sixteenth more took before.)
    */
   private static final long ARRAY_HEADER = 24;
 

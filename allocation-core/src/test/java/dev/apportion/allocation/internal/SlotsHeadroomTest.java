@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** {@link Slots#withHeadroom}: a sixteenth more, never an extra MiB of a humongous array. */
+/**
+ * {@link Slots#withHeadroom}: a sixteenth more, but no extra MiB of a humongous array unless that
+ * would leave less than a sixty-fourth.
+ */
 class SlotsHeadroomTest {
   private static final long MIB = 1L << 20;
 
@@ -66,8 +69,22 @@ class SlotsHeadroomTest {
   }
 
   @Test
+  void theLargestSizesDoNotOverflow() {
+    for (int n : new int[] {2_021_161_080, 2_021_161_081, 2_100_000_000, Integer.MAX_VALUE - 8}) {
+      int c = Slots.withHeadroom(n);
+      assertTrue(c >= n && c <= Integer.MAX_VALUE - 8, n + " -> " + c);
+    }
+  }
+
+  @Test
+  void theRingOfAThousandCollectorsHasRoomForTwentyThreeMore() {
+    // the cap of 2-byte elements binds first: (1 MiB - 24) / 2
+    assertEquals(524_276, Slots.withHeadroom(512_000));
+  }
+
+  @Test
   void aSizeJustBelowAMebibyteKeepsItsSixteenth() {
-    // 1,048,000 longs end 4.7 KB before 8 MiB: that little room would make a 1% replacement
+    // 1,048,000 longs end 4,584 bytes before 8 MiB: that little room would make a 1% replacement
     // copy every array, so the sixteenth is kept
     int n = 1_048_000;
     assertEquals(n + (n >> 4) + 16, Slots.withHeadroom(n));
