@@ -138,8 +138,8 @@ final class CostChurnRule {
     }
     if (placed.length <= 2 * maxSlot + 1) {
       // The engine's slots have headroom for a few percent of new targets (Slots.withHeadroom:
-      // 1.5 to 6%): so does this array,
-      // or the first small change after a full placement would copy it.
+      // 1.5 to 6%): so does this array, or the first small change after a full placement would
+      // copy it.
       int slots = Math.max(Slots.withHeadroom(maxSlot + 1), placed.length);
       placed = Arrays.copyOf(placed, 2 * slots);
     }

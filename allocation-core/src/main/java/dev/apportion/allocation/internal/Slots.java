@@ -336,15 +336,15 @@ final class Slots implements Assignment {
    * up to about 6% of them in one call (new targets arrive before the dropped ones are freed)
    * grows nothing. Costs about 2 bytes per target in the per-slot arrays and the table.
    *
-   * <p>Less headroom, down to a sixty-fourth (replacing 1.5% of the targets then grows nothing), where the sixteenth would take an array of {@code
-   * n} elements of 1, 2, 4 or 8 bytes past the next whole MiB: G1 allocates an array of half a
-   * region or more in whole regions (1 to 32 MiB, a power of two), so an array that just passes a
-   * region's end takes another region and leaves it nearly empty. An array whose size in bytes
-   * stays within {@code n}'s size rounded up to a MiB takes no more regions than {@code n}
-   * elements would, whatever the region size: a ring of 512,000 tokens ({@code long}s, 4.1 MB)
-   * keeps one 4 MiB region, where a sixteenth more took two. Where the next MiB leaves less than a
-   * sixty-fourth (replacing 1.5% of the targets would then copy every array), the sixteenth is
-   * kept.
+   * <p>Less headroom where the sixteenth would take an array of {@code n} elements of 1, 2, 4 or
+   * 8 bytes past the next whole MiB: G1 allocates an array of half a region or more in whole
+   * regions (1 to 32 MiB, a power of two), so an array that just passes a region's end takes
+   * another region and leaves it nearly empty. An array whose size in bytes stays within {@code
+   * n}'s size rounded up to a MiB takes no more regions than {@code n} elements would, whatever
+   * the region size: a ring of 512,000 tokens ({@code long}s, 4.1 MB) keeps one 4 MiB region,
+   * where a sixteenth more took two. The cap never leaves less than a sixty-fourth (replacing
+   * 1.5% of the targets grows nothing): where the next MiB is closer, the sixteenth is kept. Near
+   * {@code Integer.MAX_VALUE} the array length limit bounds either.
    */
   static int withHeadroom(int n) {
     long wanted = Math.min(Integer.MAX_VALUE - 8, (long) n + (n >> 4) + 16);

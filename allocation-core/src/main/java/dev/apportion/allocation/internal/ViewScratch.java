@@ -10,6 +10,8 @@ package dev.apportion.allocation.internal;
  * after a large one ({@link #releaseDistance}).
  */
 final class ViewScratch {
+  private static final long[] NONE = {};
+
   /** By position: the member id the target goes to. */
   int[] chosen = new int[0];
   /** By position: the cost the target is placed with. */
@@ -18,7 +20,7 @@ final class ViewScratch {
    * By position: the distance from the target's hash clockwise to the token that accepted it, or
    * -1 for a target costlier than every cap, set aside and placed alone (never moved again).
    */
-  long[] distance = new long[0];
+  long[] distance = NONE;
   /** By position: the target's ring position (recorded for the floor phase only). */
   long[] position = new long[0];
   /** By token: the position of its first target strictly past it (for the floor phase only). */
@@ -51,7 +53,7 @@ final class ViewScratch {
 
   /** Lets go of {@link #distance}, which no change reads: the next whole placement sizes it. */
   void releaseDistance() {
-    distance = new long[0];
+    distance = NONE;
   }
 
   /**
