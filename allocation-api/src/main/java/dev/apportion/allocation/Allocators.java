@@ -3,6 +3,7 @@ package dev.apportion.allocation;
 import dev.apportion.allocation.spi.AllocationStrategyProvider;
 import dev.apportion.allocation.spi.AllocatorSpec;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.ServiceLoader;
@@ -22,9 +23,13 @@ import java.util.TreeSet;
  * }</pre>
  *
  * <p>Strategies are provided through {@link AllocationStrategyProvider} and found with
- * {@link ServiceLoader} on each call; {@code allocation-core} provides {@code consistent-hashing},
- * {@code rendezvous}, {@code least-weighted} and {@code per-node}. This class holds no state: no
- * static registry, nothing cached between calls.
+ * {@link ServiceLoader} through the calling thread's context class loader; {@code
+ * allocation-core} provides {@code consistent-hashing}, {@code rendezvous}, {@code
+ * least-weighted} and {@code per-node}. What is found through the class loader that loaded this
+ * class (the context class loader of a plain application) is kept after the first call, so that
+ * building an allocator does not read the class path again; what any other context class loader
+ * sees (a container's, a plugin's) is looked up on each call and not kept, so this class holds
+ * no reference to it. Providers are stateless by contract, so sharing them is safe.
  *
  * @since 0.1.0
  */
@@ -51,11 +56,18 @@ public final class Allocators {
   /** The strategy used when a configuration names none, and {@code per-node}'s default fallback. */
   public static final String DEFAULT_STRATEGY = CONSISTENT_HASHING;
 
+  /** The providers found through {@link #OWN_LOADER}, once looked up; null until then. */
+  private static volatile SortedMap<String, AllocationStrategyProvider> ownProviders;
+
+  /** The class loader that loaded this class. */
+  private static final ClassLoader OWN_LOADER = Allocators.class.getClassLoader();
+
   private Allocators() {}
 
   /**
    * A builder for an allocator of {@code strategy}. Looks the strategy up (through
-   * {@link ServiceLoader}, so it loads provider classes) and fails fast when it is unknown.
+   * {@link ServiceLoader} on the first call for a class loader, so it may load provider classes;
+   * see the class comment for what is kept) and fails fast when it is unknown. Thread-safe.
    *
    * @param strategy the strategy's name
    * @return a new builder
@@ -82,16 +94,35 @@ public final class Allocators {
     return new TreeSet<>(providers().keySet());
   }
 
+  /**
+   * The providers the thread's context class loader sees, by name: unmodifiable, and kept for
+   * {@link #OWN_LOADER} only (a kept provider of another loader would keep that loader alive).
+   */
   private static SortedMap<String, AllocationStrategyProvider> providers() {
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    if (loader != OWN_LOADER) {
+      return load(loader);
+    }
+    SortedMap<String, AllocationStrategyProvider> kept = ownProviders;
+    if (kept == null) {
+      // Two threads may both look up on the first call; either result is the same set.
+      kept = load(loader);
+      ownProviders = kept;
+    }
+    return kept;
+  }
+
+  private static SortedMap<String, AllocationStrategyProvider> load(ClassLoader loader) {
     SortedMap<String, AllocationStrategyProvider> byName = new TreeMap<>();
-    for (AllocationStrategyProvider p : ServiceLoader.load(AllocationStrategyProvider.class)) {
+    for (AllocationStrategyProvider p
+        : ServiceLoader.load(AllocationStrategyProvider.class, loader)) {
       AllocationStrategyProvider previous = byName.putIfAbsent(p.name(), p);
       if (previous != null && previous.getClass() != p.getClass()) {
         throw new IllegalStateException("two providers for strategy '" + p.name() + "': "
             + previous.getClass().getName() + " and " + p.getClass().getName());
       }
     }
-    return byName;
+    return Collections.unmodifiableSortedMap(byName);
   }
 
   private static IllegalArgumentException unknown(String what, String name,

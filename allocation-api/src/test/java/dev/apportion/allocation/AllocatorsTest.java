@@ -75,9 +75,25 @@ class AllocatorsTest {
   }
 
   @Test
-  void nothingIsCachedBetweenCalls() {
+  void anotherContextClassLoaderSeesItsOwnProvidersOnEachCall() {
+    // The class's own loader first, so that its providers are kept before the others are asked.
+    assertEquals(Set.of(FIXED, PLAIN), Allocators.strategies());
     assertEquals(Set.of(), withServiceFiles(List.of(), Allocators::strategies));
     assertEquals(Set.of(FIXED, PLAIN), Allocators.strategies());
+    URL plainOnly = AllocatorsTest.class.getClassLoader()
+        .getResource("dev/apportion/allocation/plain-provider.services");
+    assertNotNull(plainOnly);
+    assertEquals(Set.of(PLAIN), withServiceFiles(List.of(plainOnly), Allocators::strategies));
+    assertEquals(Set.of(), withServiceFiles(List.of(), Allocators::strategies));
+    assertEquals(Set.of(FIXED, PLAIN), Allocators.strategies());
+  }
+
+  @Test
+  void keptProvidersStillBuildIndependentAllocators() {
+    Allocator first = Allocators.builder(FIXED).build();
+    Allocator second = Allocators.builder(FIXED).build();
+    assertNotSame(first, second);
+    assertEquals(FIXED, second.strategy());
   }
 
   @Test
