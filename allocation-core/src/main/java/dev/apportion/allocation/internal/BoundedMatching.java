@@ -38,6 +38,11 @@ final class BoundedMatching {
   private static final long PROBE_GAMMA = 0xD1B54A32D192ED03L;
 
   private static final long[] NO_KEYS = {};
+  /**
+   * Above this many tokens a target, {@link #proposeToOwners} finds each target's token by a
+   * search instead of walking the ring (the walk costs a token, the search about two a doubling).
+   */
+  static final int SEARCH_ABOVE_TOKENS_PER_TARGET = 16;
 
   private final TokenRing ring;
   private final LoadBounds bounds;
@@ -293,10 +298,20 @@ final class BoundedMatching {
     }
     long[] position = scratch.position;
     int[] firstAfter = scratch.firstAfter;
+    // Few targets on a large ring (a pool, a change's probe): each finds its token by a search,
+    // not by a walk over every token between it and the last.
+    boolean search = count / SEARCH_ABOVE_TOKENS_PER_TARGET > n;
     int t = 0;
     for (int i = 0; i < n; i++) {
       long q = assignment.hashAt(i) & TokenRing.POSITION_MASK;
-      if (recordArcs) {
+      if (search) {
+        int next = firstNotBelow(t, count, q);
+        if (recordArcs) {
+          position[i] = q;
+          Arrays.fill(firstAfter, t, next, i);
+        }
+        t = next;
+      } else if (recordArcs) {
         // For the floor phase: each token's first target strictly past it.
         position[i] = q;
         while (t < count && Long.compareUnsigned(ring.positionAt(t), q) < 0) {
@@ -319,9 +334,7 @@ final class BoundedMatching {
       offeredCount[id]++;
     }
     if (recordArcs) {
-      for (int u = t; u < count; u++) {
-        firstAfter[u] = 0;
-      }
+      Arrays.fill(firstAfter, t, count, 0);
     }
     // What a collector already holds (a target no cap can hold) counts as offered too.
     for (int i = 0; i < members.size(); i++) {
@@ -329,6 +342,35 @@ final class BoundedMatching {
       offered[id] += bounds.load(id);
       offeredCount[id] += bounds.count(id);
     }
+  }
+
+  /**
+   * The first token index from {@code t} on (up to {@code count}) whose position is not below
+   * {@code q}, unsigned: what the walk of {@link #proposeToOwners} reaches, found by galloping
+   * from {@code t} and a binary search, in about {@code 2 log2} of the tokens skipped.
+   */
+  private int firstNotBelow(int t, int count, long q) {
+    if (t >= count || Long.compareUnsigned(ring.positionAt(t), q) >= 0) {
+      return t;
+    }
+    // Invariant: the token at lo is below q; the one at hi (when hi < count) is not.
+    int lo = t;
+    int step = 1;
+    int hi = count - lo > step ? lo + step : count;
+    while (hi < count && Long.compareUnsigned(ring.positionAt(hi), q) < 0) {
+      lo = hi;
+      step = step < 1 << 29 ? step << 1 : step;
+      hi = count - lo > step ? lo + step : count;
+    }
+    while (hi - lo > 1) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(ring.positionAt(mid), q) < 0) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return hi;
   }
 
   /**

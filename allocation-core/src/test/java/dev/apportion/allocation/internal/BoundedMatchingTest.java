@@ -78,6 +78,54 @@ class BoundedMatchingTest {
   }
 
   /**
+   * A few targets on a large ring (more than {@link
+   * BoundedMatching#SEARCH_ABOVE_TOKENS_PER_TARGET} tokens a target) find their tokens by a
+   * search: each target's first choice is its ring successor's member, and with the floor phase's
+   * arcs recorded, each token's first target past it is what a walk over the ring gives.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aFewTargetsOnALargeRingFindTheTokensAWalkFinds(boolean arcs) {
+    for (long seed = 1; seed <= 6; seed++) {
+      int n = 10 + (int) seed * 7;
+      // Capacities 1 and 2: weighted, so the floor phase's arcs are recorded; 1 alone: they are not.
+      Members members = arcs ? PlacerParts.members(300, 1, 2) : PlacerParts.members(300, 1);
+      PlacerParts.View view = new PlacerParts.View(PlacerParts.hashes(n, seed), unitCosts(n));
+      PlacerParts.Pipeline p = new PlacerParts.Pipeline(64, 100, 100, true);
+      assertEquals(arcs, p.match(members, view));
+      int count = p.ring.size();
+      assertTrue(count / BoundedMatching.SEARCH_ABOVE_TOKENS_PER_TARGET > n, "searched");
+      Member[] owner = p.bySlot(view);
+      for (int i = 0; i < n; i++) {
+        long q = view.hashAt(i) & TokenRing.POSITION_MASK;
+        int t = 0;
+        while (t < count && Long.compareUnsigned(p.ring.positionAt(t), q) < 0) {
+          t++;
+        }
+        Member successor = p.ring.member(p.ring.idAt(t == count ? 0 : t));
+        // Caps of 100 times the mean: nobody is rejected, every target is its successor's.
+        assertEquals(successor, owner[view.slotAt(i)], "seed " + seed + " target " + i);
+        if (arcs) {
+          assertEquals(q, p.scratch.position[i], "seed " + seed + " target " + i);
+        }
+      }
+      if (arcs) {
+        for (int t = 0; t < count; t++) {
+          long at = p.ring.positionAt(t);
+          int first = 0;
+          for (int i = 0; i < n; i++) {
+            if (Long.compareUnsigned(view.hashAt(i) & TokenRing.POSITION_MASK, at) > 0) {
+              first = i;
+              break;
+            }
+          }
+          assertEquals(first, p.scratch.firstAfter[t], "seed " + seed + " token " + t);
+        }
+      }
+    }
+  }
+
+  /**
    * Unit costs: a collector offered no more than its cap by the targets its tokens own (its
    * primaries) keeps them all; one offered more keeps exactly its cap of them, the closest to its
    * tokens, and no overflow from elsewhere. An overflowing target never displaces a primary.
