@@ -194,6 +194,20 @@ final class TokenRing {
     // ends[b + 1] counts bucket b; after the prefix sums, ends[b] is where bucket b starts, and
     // after the scatter, where it ends.
     int[] ends = new int[(1 << bits) + 1];
+    // One method a pass: a call or two make each loop compiled on its own (a loop that runs
+    // once a call is compiled while it runs, and leaving it the first time sends the rest of
+    // its method back to the interpreter: one pass's exit must not cost the next pass).
+    countBuckets(members, shift, ends);
+    for (int b = 1; b < ends.length; b++) {
+      ends[b] += ends[b - 1];
+    }
+    scatter(members, shift, ends, out);
+    sortBuckets(ends, out);
+    return fresh;
+  }
+
+  /** Counts the new members' tokens by their top bits: bucket b's count in {@code ends[b + 1]}. */
+  private void countBuckets(Members members, int shift, int[] ends) {
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
       if (!onRing(m.id())) {
@@ -203,9 +217,10 @@ final class TokenRing {
         }
       }
     }
-    for (int b = 1; b < ends.length; b++) {
-      ends[b] += ends[b - 1];
-    }
+  }
+
+  /** Writes each new member's tokens at its bucket's next place: {@code ends[b]} moves on. */
+  private void scatter(Members members, int shift, int[] ends, long[] out) {
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
       if (!onRing(m.id())) {
@@ -216,8 +231,14 @@ final class TokenRing {
         }
       }
     }
-    // Bucket b is [ends[b - 1], ends[b]) now (the first starts at 0); within it, the tokens
-    // share their top bits, so the unsigned order is the order of the rest.
+  }
+
+  /**
+   * Sorts each bucket (bucket b is {@code [ends[b - 1], ends[b])}, the first from 0) by
+   * insertion: within it the tokens share their top bits, so the unsigned order is the order of
+   * the rest.
+   */
+  private static void sortBuckets(int[] ends, long[] out) {
     int from = 0;
     for (int b = 0; b < ends.length - 1; b++) {
       int to = ends[b];
@@ -233,7 +254,6 @@ final class TokenRing {
       }
       from = to;
     }
-    return fresh;
   }
 
   /**
@@ -251,23 +271,34 @@ final class TokenRing {
       Arrays.fill(byIdStart, 0, span + 1, 0);
     }
     tokensById.ensureCapacity(count);
-    for (int t = 0; t < count; t++) {
-      byIdStart[(int) (tokens[t] & ID_MASK) + 1]++;
-    }
+    // The two passes over the ring in methods of their own, as in sortedTokens.
+    countById(tokens, count, byIdStart);
     for (int i = 0; i < span; i++) {
       byIdStart[i + 1] += byIdStart[i];
     }
     int[] fill = Arrays.copyOf(byIdStart, span);
-    // The chunks indexed here, not through a call a token: this runs once a ring, in code the
-    // JIT may not have compiled yet.
-    int[][] chunks = tokensById.chunks();
-    int shift = tokensById.shift();
+    fillById(tokens, count, fill, tokensById.chunks(), tokensById.shift());
+    byIdBuilt = true;
+  }
+
+  /** Counts the tokens of each id: id {@code i}'s count in {@code starts[i + 1]}. */
+  private static void countById(long[] tokens, int count, int[] starts) {
+    for (int t = 0; t < count; t++) {
+      starts[(int) (tokens[t] & ID_MASK) + 1]++;
+    }
+  }
+
+  /**
+   * Writes each token's index at its id's next place in the grouping's {@code chunks}
+   * ({@code fill[id]} moves on). The chunks are indexed here, not through a call a token: this
+   * runs once a ring, in code the JIT may not have compiled yet.
+   */
+  private static void fillById(long[] tokens, int count, int[] fill, int[][] chunks, int shift) {
     int mask = (1 << shift) - 1;
     for (int t = 0; t < count; t++) {
       int at = fill[(int) (tokens[t] & ID_MASK)]++;
       chunks[at >>> shift][at & mask] = t;
     }
-    byIdBuilt = true;
   }
 
   /**
