@@ -407,7 +407,9 @@ final class Publisher {
     // zeroed as its list is built).
     Arrays.fill(count, 0, jobs, 0);
     Target[] grouping = byJob;
-    long[] present = new long[16];
+    // A member has at most min(jobs, maxLoad) distinct jobs: sized once, no growth branch for
+    // the JIT to find untaken in one shape and taken in the next.
+    long[] present = new long[Math.min(jobs, maxLoad)];
     JobLists[] out = new JobLists[m];
     for (int i = 0; i < m; i++) {
       Member member = members.get(i);
@@ -423,9 +425,6 @@ final class Publisher {
       for (int p = from; p < to; p++) {
         int job = slots.job(g[p]);
         if (count[job]++ == 0) {
-          if (distinct == present.length) {
-            present = Arrays.copyOf(present, distinct * 2);
-          }
           present[distinct++] = (long) rank[job] << 32 | job;
         }
       }
