@@ -29,7 +29,9 @@ import java.util.TreeSet;
  * class (the context class loader of a plain application) is kept after the first call, so that
  * building an allocator does not read the class path again; what any other context class loader
  * sees (a container's, a plugin's) is looked up on each call and not kept, so this class holds
- * no reference to it. Providers are stateless by contract, so sharing them is safe.
+ * no reference to it. Providers are stateless by contract, so sharing them is safe. A provider
+ * that becomes visible to this class's own loader after its first lookup (a module layer defined
+ * later, a jar appended to the class path at run time) is therefore not seen.
  *
  * @since 0.1.0
  */
@@ -99,7 +101,9 @@ public final class Allocators {
    * {@link #OWN_LOADER} only (a kept provider of another loader would keep that loader alive).
    */
   private static SortedMap<String, AllocationStrategyProvider> providers() {
-    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    // ServiceLoader reads a null loader as the system class loader: so does this.
+    ClassLoader loader = context != null ? context : ClassLoader.getSystemClassLoader();
     if (loader != OWN_LOADER) {
       return load(loader);
     }

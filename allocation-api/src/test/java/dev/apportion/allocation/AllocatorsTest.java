@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.apportion.allocation.spi.AllocatorSpec;
 import java.io.IOException;
@@ -86,6 +87,44 @@ class AllocatorsTest {
     assertEquals(Set.of(PLAIN), withServiceFiles(List.of(plainOnly), Allocators::strategies));
     assertEquals(Set.of(), withServiceFiles(List.of(), Allocators::strategies));
     assertEquals(Set.of(FIXED, PLAIN), Allocators.strategies());
+  }
+
+  @Test
+  void theOwnClassLoadersProvidersAreLookedUpOnce() {
+    assumeTrue(Thread.currentThread().getContextClassLoader()
+        == Allocators.class.getClassLoader(), "the context class loader is Allocators' own");
+    Allocators.builder(FIXED);
+    int made = FixedStrategyProvider.INSTANCES.get();
+    for (int i = 0; i < 3; i++) {
+      Allocators.builder(FIXED).build();
+      Allocators.strategies();
+    }
+    assertEquals(made, FixedStrategyProvider.INSTANCES.get(), "no provider made again");
+    // Another context class loader's are made on each call.
+    withServiceFiles(Collections.list(serviceFiles()), Allocators::strategies);
+    assertEquals(made + 1, FixedStrategyProvider.INSTANCES.get());
+  }
+
+  @Test
+  void aNullContextClassLoaderMeansTheSystemClassLoader() {
+    Thread thread = Thread.currentThread();
+    ClassLoader previous = thread.getContextClassLoader();
+    thread.setContextClassLoader(null);
+    try {
+      // The system class loader sees the test providers too (surefire's class path).
+      assertEquals(Set.of(FIXED, PLAIN), Allocators.strategies());
+    } finally {
+      thread.setContextClassLoader(previous);
+    }
+  }
+
+  private static java.util.Enumeration<URL> serviceFiles() {
+    try {
+      return AllocatorsTest.class.getClassLoader()
+          .getResources(ServiceFileClassLoader.SERVICE_FILE);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test

@@ -11,8 +11,14 @@ import dev.apportion.allocation.spi.AllocatorSpec;
 public final class FixedStrategyProvider implements AllocationStrategyProvider {
   static final String NAME = "test-fixed";
 
+  /** How many instances {@link java.util.ServiceLoader} made, for the test of what is kept. */
+  static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** For {@link java.util.ServiceLoader}. */
-  public FixedStrategyProvider() {}
+  public FixedStrategyProvider() {
+    INSTANCES.incrementAndGet();
+  }
 
   @Override
   public String name() {

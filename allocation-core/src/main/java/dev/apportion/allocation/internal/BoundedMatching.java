@@ -300,7 +300,7 @@ final class BoundedMatching {
     int[] firstAfter = scratch.firstAfter;
     // Few targets on a large ring (a pool, a change's probe): each finds its token by a search,
     // not by a walk over every token between it and the last.
-    boolean search = count / SEARCH_ABOVE_TOKENS_PER_TARGET > n;
+    boolean search = count > (long) SEARCH_ABOVE_TOKENS_PER_TARGET * n;
     int t = 0;
     for (int i = 0; i < n; i++) {
       long q = assignment.hashAt(i) & TokenRing.POSITION_MASK;
@@ -349,7 +349,7 @@ final class BoundedMatching {
    * {@code q}, unsigned: what the walk of {@link #proposeToOwners} reaches, found by galloping
    * from {@code t} and a binary search, in about {@code 2 log2} of the tokens skipped.
    */
-  private int firstNotBelow(int t, int count, long q) {
+  int firstNotBelow(int t, int count, long q) {
     if (t >= count || Long.compareUnsigned(ring.positionAt(t), q) >= 0) {
       return t;
     }

@@ -73,7 +73,10 @@ final class Publisher {
   /** Deltas by member id, then job id; only touched members have an inner array. */
   private Delta[][] deltas = new Delta[16][];
   private final IntList deltaMembers = new IntList();
-  /** Scratch of {@link #rebuild}: the touched jobs' sort keys (rank, then id). */
+  /**
+   * Scratch of {@link #rebuild} and {@link #allEntries} (neither calls the other): jobs' sort keys
+   * (rank, then id).
+   */
   private long[] jobKeys = new long[16];
   private final Visit pass = new Visit();
 
@@ -409,7 +412,10 @@ final class Publisher {
     Target[] grouping = byJob;
     // A member has at most min(jobs, maxLoad) distinct jobs: sized once, no growth branch for
     // the JIT to find untaken in one shape and taken in the next.
-    long[] present = new long[Math.min(jobs, maxLoad)];
+    if (jobKeys.length < Math.min(jobs, maxLoad)) {
+      jobKeys = new long[Math.max(Math.min(jobs, maxLoad), 2 * jobKeys.length)];
+    }
+    long[] present = jobKeys;
     JobLists[] out = new JobLists[m];
     for (int i = 0; i < m; i++) {
       Member member = members.get(i);

@@ -198,12 +198,17 @@ final class TokenRing {
     // once a call is compiled while it runs, and leaving it the first time sends the rest of
     // its method back to the interpreter: one pass's exit must not cost the next pass).
     countBuckets(members, shift, ends);
-    for (int b = 1; b < ends.length; b++) {
-      ends[b] += ends[b - 1];
-    }
+    prefixSums(ends, ends.length);
     scatter(members, shift, ends, out);
     sortBuckets(ends, out);
     return fresh;
+  }
+
+  /** Makes {@code a[0 .. n)} its own running sums, in place. */
+  private static void prefixSums(int[] a, int n) {
+    for (int i = 1; i < n; i++) {
+      a[i] += a[i - 1];
+    }
   }
 
   /** Counts the new members' tokens by their top bits: bucket b's count in {@code ends[b + 1]}. */
@@ -273,9 +278,7 @@ final class TokenRing {
     tokensById.ensureCapacity(count);
     // The two passes over the ring in methods of their own, as in sortedTokens.
     countById(tokens, count, byIdStart);
-    for (int i = 0; i < span; i++) {
-      byIdStart[i + 1] += byIdStart[i];
-    }
+    prefixSums(byIdStart, span + 1);
     int[] fill = Arrays.copyOf(byIdStart, span);
     fillById(tokens, count, fill, tokensById.chunks(), tokensById.shift());
     byIdBuilt = true;

@@ -90,11 +90,20 @@ class BoundedMatchingTest {
       int n = 10 + (int) seed * 7;
       // Capacities 1 and 2: weighted, so the floor phase's arcs are recorded; 1 alone: they are not.
       Members members = arcs ? PlacerParts.members(300, 1, 2) : PlacerParts.members(300, 1);
-      PlacerParts.View view = new PlacerParts.View(PlacerParts.hashes(n, seed), unitCosts(n));
       PlacerParts.Pipeline p = new PlacerParts.Pipeline(64, 100, 100, true);
-      assertEquals(arcs, p.match(members, view));
+      p.ring.update(members);
       int count = p.ring.size();
-      assertTrue(count / BoundedMatching.SEARCH_ABOVE_TOKENS_PER_TARGET > n, "searched");
+      // Random targets, and the edges: past the last token (it wraps to the first), before the
+      // first, exactly on a token, just past one.
+      long[] hashes = PlacerParts.hashes(n, seed);
+      hashes[0] = -1L;
+      hashes[1] = 0L;
+      hashes[2] = p.ring.positionAt(count / 3);
+      hashes[3] = p.ring.positionAt(2 * count / 3) + (1L << TokenRing.ID_BITS);
+      hashes[4] = p.ring.positionAt(count - 1);
+      PlacerParts.View view = new PlacerParts.View(hashes, unitCosts(n));
+      assertEquals(arcs, p.match(members, view));
+      assertTrue(count > BoundedMatching.SEARCH_ABOVE_TOKENS_PER_TARGET * n, "searched");
       Member[] owner = p.bySlot(view);
       for (int i = 0; i < n; i++) {
         long q = view.hashAt(i) & TokenRing.POSITION_MASK;
@@ -122,6 +131,35 @@ class BoundedMatchingTest {
           assertEquals(first, p.scratch.firstAfter[t], "seed " + seed + " token " + t);
         }
       }
+    }
+  }
+
+  /**
+   * {@link BoundedMatching#firstNotBelow} against a walk, from every kind of start: positions
+   * before the first token, past the last, on a token, between two, and starts at and past the
+   * ring's end.
+   */
+  @Test
+  void theSearchStopsWhereTheWalkStops() {
+    Members members = PlacerParts.members(40, 1, 3);
+    PlacerParts.Pipeline p = new PlacerParts.Pipeline(16, 1.2, 1.2, true);
+    p.ring.update(members);
+    int count = p.ring.size();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+    for (int k = 0; k < 200_000; k++) {
+      int t = random.nextInt(count + 2);
+      long q;
+      switch (k % 4) {
+        case 0 -> q = random.nextLong() & TokenRing.POSITION_MASK;
+        case 1 -> q = p.ring.positionAt(random.nextInt(count));
+        case 2 -> q = p.ring.positionAt(random.nextInt(count)) + (1L << TokenRing.ID_BITS);
+        default -> q = k % 8 == 3 ? TokenRing.POSITION_MASK : 0L;
+      }
+      int walk = t;
+      while (walk < count && Long.compareUnsigned(p.ring.positionAt(walk), q) < 0) {
+        walk++;
+      }
+      assertEquals(walk, p.matching.firstNotBelow(t, count, q), "from " + t + " to " + q);
     }
   }
 
