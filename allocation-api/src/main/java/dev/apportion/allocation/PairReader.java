@@ -33,12 +33,21 @@ final class PairReader implements BiConsumer<String, String> {
 
   /** The shape the map is read as, until a pair differs; null: none or no longer. */
   private LabelShape expect;
+  /**
+   * The names the map is expected to give, in order, when only {@linkplain #verify verifying}
+   * them: nothing is then stored, only hashed and compared; null when not verifying.
+   */
+  private String[] verified;
+  /** Whether a name differed from {@link #verified}'s at its place (or came past its end). */
+  boolean namesDiffer;
   /** The label array in name order while {@link #expect} holds: names set, values as read. */
   String[] arranged;
 
   void start(int expected) {
     this.expect = null;
     this.arranged = null;
+    this.verified = null;
+    namesDiffer = false;
     pairs = 0;
     sum = 0;
     check = 0;
@@ -69,6 +78,23 @@ final class PairReader implements BiConsumer<String, String> {
   void expect(LabelShape shape) {
     this.expect = shape;
     this.arranged = shape.template();
+  }
+
+  /**
+   * Reads the next map only to hash it ({@link #hashing} must be set) and to tell whether its
+   * names are {@code names}, in that order ({@link #namesSameAsVerified}); nothing is stored in
+   * {@link #kv}, whose stores into a long-lived array cost a G1 barrier each while the old
+   * generation is marked (see the class comment). Call after {@link #start}.
+   *
+   * @param names the names expected, in the order the map gives them; valid label names
+   */
+  void verify(String[] names) {
+    this.verified = names;
+  }
+
+  /** After a {@linkplain #verify verifying} read: whether the map gave exactly those names. */
+  boolean namesSameAsVerified() {
+    return verified != null && !namesDiffer && pairs == verified.length;
   }
 
   /**
@@ -108,7 +134,27 @@ final class PairReader implements BiConsumer<String, String> {
   }
 
   @Override
+  @SuppressWarnings("ReferenceEquality") // a name shared with the expected one: equal at once
   public void accept(String name, String value) {
+    String[] names = verified;
+    if (names != null) {
+      if (name == null || value == null) {
+        invalid = true;
+        return;
+      }
+      int i = pairs;
+      // An empty name differs from every expected one (they are valid names): the caller then
+      // reads the map again, storing it, which tells it invalid.
+      if (!namesDiffer && (i >= names.length || (names[i] != name && !names[i].equals(name)))) {
+        namesDiffer = true;
+      }
+      pairs = i + 1;
+      long v = charsHash(value);
+      long n = name.hashCode();
+      sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);
+      check += TargetInterner.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
+      return;
+    }
     LabelShape shape = expect;
     if (shape != null) {
       int i = pairs;

@@ -150,6 +150,15 @@ public final class TargetInterner {
     PairReader r = reader;
     r.hashing = true;
     r.start(labels.size());
+    int position = current.count;
+    Calls prev = previous;
+    // The names of the previous refresh's call at this position, which the common case (the
+    // same map at the same place) gives again: the map is then only hashed and its names
+    // compared on the way, nothing stored. Anything else reads it again, storing its pairs.
+    int expectedNames = position < prev.count ? prev.names[position] : -1;
+    if (expectedNames >= 0) {
+      r.verify(nameSets.get(expectedNames));
+    }
     labels.forEach(r);
     if (r.invalid) {
       return Target.of(job, address, labels); // throws, or handles what the map's iteration did
@@ -159,18 +168,25 @@ public final class TargetInterner {
     long addressHash = PairReader.charsHash(address);
     long key = mix(r.sum + mix(jobHash * 0x9E3779B97F4A7C15L ^ addressHash) + pairs);
     long check = mix2(r.check + mix2(addressHash * 0xC2B2AE3D27D4EB4FL + jobHash) + pairs);
-    int position = current.count;
-    Calls prev = previous;
+    boolean sameNames = r.namesSameAsVerified();
     if (position < prev.count && prev.keys[position << 1] == key
         && prev.keys[(position << 1) + 1] == check
         && (prev.flags[position] & (REPEATED | NOT_IN_TURN)) == 0) {
-      int names = prev.names[position];
       // The common case: the map at this position in the previous refresh was this one. No
       // table probe, no write to the table.
-      if (names >= 0 && sameNames(nameSets.get(names), r.kv, pairs)) {
+      if (sameNames) {
         Target t = prev.targets[position];
-        current.add(key, check, t, names, IN_TURN);
+        current.add(key, check, t, expectedNames, IN_TURN);
         return t;
+      }
+    }
+    if (expectedNames >= 0) {
+      // Verified only: read again, storing the pairs the table's comparison and a build need.
+      r.start(labels.size());
+      r.hashing = false;
+      labels.forEach(r);
+      if (r.invalid || r.pairs != pairs) {
+        return Target.of(job, address, labels); // throws, or handles what the iteration did
       }
     }
     probed++;

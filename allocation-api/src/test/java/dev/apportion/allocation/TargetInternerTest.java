@@ -248,6 +248,50 @@ class TargetInternerTest {
     assertEquals(Target.of("j", "x:1"), interner.intern("j", "x:1", Map.of()));
   }
 
+  /**
+   * A call at a position whose previous call had other names (the map is first only hashed and
+   * its names compared with those): invalid label sets are still rejected, and the same labels
+   * in another order of iteration still give the same target.
+   */
+  @Test
+  void aPositionWithOtherNamesThanLastTimeIsReadAgain() {
+    TargetInterner interner = new TargetInterner();
+    Map<String, String> ab = new LinkedHashMap<>();
+    ab.put("a", "1");
+    ab.put("b", "2");
+    Target first = interner.intern("j", "x:1", ab);
+    interner.endRefresh();
+    Map<String, String> emptyName = new LinkedHashMap<>();
+    emptyName.put("", "1");
+    emptyName.put("b", "2");
+    assertThrows(IllegalArgumentException.class, () -> interner.intern("j", "x:1", emptyName));
+    Map<String, String> nullValue = new LinkedHashMap<>();
+    nullValue.put("a", null);
+    nullValue.put("b", "2");
+    assertThrows(NullPointerException.class, () -> interner.intern("j", "x:1", nullValue));
+    Map<String, String> nullName = new LinkedHashMap<>();
+    nullName.put(null, "1");
+    nullName.put("b", "2");
+    assertThrows(NullPointerException.class, () -> interner.intern("j", "x:1", nullName));
+    Map<String, String> ba = new LinkedHashMap<>();
+    ba.put("b", "2");
+    ba.put("a", "1");
+    assertSame(first, interner.intern("j", "x:1", ba));
+    Map<String, String> more = new LinkedHashMap<>(ab);
+    more.put("c", "3");
+    Target third = interner.intern("j", "x:1", more);
+    assertTrue(Target.of("j", "x:1", more).sameLabels(third));
+    assertEquals(Target.of("j", "x:1", more).hash(), third.hash());
+    interner.endRefresh();
+    // The second refresh's calls in turn: ba found at position 0 (its names verified), more at 1.
+    assertSame(first, interner.intern("j", "x:1", new LinkedHashMap<>(ba)));
+    assertSame(third, interner.intern("j", "x:1", new LinkedHashMap<>(more)));
+    // Fewer names than last time at that position: a new target, as Target.of builds it.
+    Target fourth = interner.intern("j", "x:1", Map.of("a", "1"));
+    assertTrue(Target.of("j", "x:1", Map.of("a", "1")).sameLabels(fourth));
+    assertNotSame(first, fourth);
+  }
+
   @Test
   void sharesLabelNamesAndRepeatedValues() {
     TargetInterner interner = new TargetInterner();
