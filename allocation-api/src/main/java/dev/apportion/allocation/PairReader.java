@@ -7,7 +7,9 @@ import java.util.function.BiConsumer;
  * Reads a label map in one {@code forEach} pass (no iterator, no entry objects): copies its names
  * and values, interleaved, into {@link #kv}, notes whether any pair is invalid (a null name or
  * value, an empty name), and, when asked, sums two independent order-independent hashes of the
- * pairs for {@link TargetInterner}. Reused by one thread; allocates only to grow.
+ * pairs for {@link TargetInterner}; or, {@linkplain #verify verifying} names the interner expects,
+ * stores nothing and only hashes the pairs and compares the names on the way. Reused by one
+ * thread; allocates only to grow.
  *
  * <p>When {@linkplain #expect expecting} a {@link LabelShape} (the shape of the map the thread
  * read last), it first reads the map as that shape: each name is compared with the shape's name
