@@ -83,7 +83,7 @@ final class PairReader implements BiConsumer<String, String> {
   }
 
   /**
-   * Reads the next map only to hash it ({@link #hashing} must be set) and to tell whether its
+   * Reads the next map only to hash it (whatever {@link #hashing} says) and to tell whether its
    * names are {@code names}, in that order ({@link #namesSameAsVerified}); nothing is stored in
    * {@link #kv}, whose stores into a long-lived array cost a G1 barrier each while the old
    * generation is marked (see the class comment). Call after {@link #start}.
