@@ -151,10 +151,7 @@ final class PairReader implements BiConsumer<String, String> {
         namesDiffer = true;
       }
       pairs = i + 1;
-      long v = charsHash(value);
-      long n = name.hashCode();
-      sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);
-      check += TargetInterner.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
+      hash(name, value);
       return;
     }
     LabelShape shape = expect;
@@ -180,13 +177,20 @@ final class PairReader implements BiConsumer<String, String> {
     kv[p + 1] = value;
     pairs++;
     if (hashing) {
-      // A HashMap has cached its names' hash codes (the interner compares the names themselves);
-      // the values are hashed here, four chars at a time, every char counting.
-      long v = charsHash(value);
-      long n = name.hashCode();
-      sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);
-      check += TargetInterner.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
+      hash(name, value);
     }
+  }
+
+  /**
+   * Adds a pair to {@link #sum} and {@link #check}. A {@code HashMap} has cached its names' hash
+   * codes (the interner compares the names themselves); the values are hashed here, four chars at
+   * a time, every char counting.
+   */
+  private void hash(String name, String value) {
+    long v = charsHash(value);
+    long n = name.hashCode();
+    sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);
+    check += TargetInterner.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
   }
 
   /**

@@ -412,10 +412,7 @@ final class Publisher {
     Target[] grouping = byJob;
     // A member has at most min(jobs, maxLoad) distinct jobs: sized once, no growth branch for
     // the JIT to find untaken in one shape and taken in the next.
-    if (jobKeys.length < Math.min(jobs, maxLoad)) {
-      jobKeys = new long[Math.max(Math.min(jobs, maxLoad), 2 * jobKeys.length)];
-    }
-    long[] present = jobKeys;
+    long[] present = jobKeys(Math.min(jobs, maxLoad));
     JobLists[] out = new JobLists[m];
     for (int i = 0; i < m; i++) {
       Member member = members.get(i);
@@ -523,16 +520,21 @@ final class Publisher {
     return out;
   }
 
+  /** {@link #jobKeys}, grown (by doubling at least) to hold {@code n}. */
+  private long[] jobKeys(int n) {
+    if (jobKeys.length < n) {
+      jobKeys = new long[Math.max(n, 2 * jobKeys.length)];
+    }
+    return jobKeys;
+  }
+
   /** One member's entry with its deltas applied: only the lists of the touched jobs change. */
   @SuppressWarnings("unchecked")
   private JobLists rebuild(JobLists old, Delta[] deltas, Slots slots) {
     // The touched jobs in name order, sorted by their ranks (ints), not by their names: each
     // key is a job's rank above its id, and the id then finds the delta without a name lookup.
     int[] ranks = slots.jobRanks();
-    if (jobKeys.length < deltas.length) {
-      jobKeys = new long[Math.max(deltas.length, 2 * jobKeys.length)];
-    }
-    long[] keys = jobKeys;
+    long[] keys = jobKeys(deltas.length);
     int n = 0;
     for (int job = 0; job < deltas.length; job++) {
       if (deltas[job] != null) {
