@@ -229,7 +229,6 @@ final class BoundedMatching {
     long[] cost = scratch.cost;
     long[] distance = scratch.distance;
     int[] chosen = scratch.chosen;
-    int c = members.size();
     int count = 0;
     if (oversizeLoad.length < ring.idSpan()) {
       oversizeLoad = new long[ring.idSpan()];
@@ -260,8 +259,7 @@ final class BoundedMatching {
         oversizeHeld = new boolean[ring.idSpan()];
       }
       long oversizeTotal = 0;
-      for (int i = 0; i < c; i++) {
-        int id = members.get(i).id();
+      for (int id : members.ids()) {
         oversizeHeld[id] = oversizeLoad[id] > 0;
         oversizeTotal += oversizeLoad[id];
       }
@@ -337,8 +335,7 @@ final class BoundedMatching {
       Arrays.fill(firstAfter, t, count, 0);
     }
     // What a collector already holds (a target no cap can hold) counts as offered too.
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       offered[id] += bounds.load(id);
       offeredCount[id] += bounds.count(id);
     }

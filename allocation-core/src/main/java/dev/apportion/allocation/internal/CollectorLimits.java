@@ -220,11 +220,7 @@ final class CollectorLimits {
   }
 
   private static int maxId(Members members) {
-    int max = 0;
-    for (int i = 0; i < members.size(); i++) {
-      max = Math.max(max, members.get(i).id());
-    }
-    return max;
+    return Math.max(0, members.maxId());
   }
 
   private void report(int known) {

@@ -213,8 +213,7 @@ final class CostChurnRule {
       capsThen = new long[ring.idSpan()];
       floorsThen = new long[ring.idSpan()];
     }
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       capsThen[id] = bounds.cap(id);
       floorsThen[id] = bounds.floor(id);
     }
@@ -316,8 +315,7 @@ final class CostChurnRule {
     if (becameOversize) {
       return true;
     }
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       // Measured from the bound, or, for a collector the last placement could not keep within
       // its bound then (a floor no nearby target could fill, a limit that took targets off),
       // from where it left it, scaled as its bound moved since: else every drift would

@@ -372,21 +372,9 @@ final class Engine implements Allocator {
   private Ordered inNameOrder(Collector[] given) {
     Collector[] known = new Collector[members.size()];
     List<Collector> fresh = new ArrayList<>();
-    // The last snapshot's name index answers with one probe (the name's cached hash, then its
-    // arrays); what it says is checked against the members, and searched for when it differs.
     NameIndex index = snapshot.indexByName;
     for (Collector c : given) {
-      String name = c.name();
-      int at = index.get(name);
-      Member m = at >= 0 && at < members.size() && members.get(at).name().equals(name)
-          ? members.get(at) : members.byName(name);
-      if (m == null) {
-        fresh.add(c);
-      } else if (known[m.index()] != null) {
-        throw duplicate(c);
-      } else {
-        known[m.index()] = c;
-      }
+      locate(c, index, known, fresh);
     }
     fresh.sort(BY_NAME);
     for (int i = 1; i < fresh.size(); i++) {
@@ -396,6 +384,8 @@ final class Engine implements Allocator {
     }
     Collector[] out = new Collector[given.length];
     Member[] outMembers = new Member[given.length];
+    Member[] current = members.array();
+    int freshCount = fresh.size();
     int w = 0;
     int f = 0;
     for (int i = 0; i < known.length; i++) {
@@ -403,16 +393,40 @@ final class Engine implements Allocator {
       if (c == null) {
         continue;
       }
-      while (f < fresh.size() && fresh.get(f).name().compareTo(c.name()) < 0) {
+      while (f < freshCount && fresh.get(f).name().compareTo(c.name()) < 0) {
         out[w++] = fresh.get(f++);
       }
-      outMembers[w] = members.get(i);
+      outMembers[w] = current[i];
       out[w++] = c;
     }
     while (f < fresh.size()) {
       out[w++] = fresh.get(f++);
     }
     return new Ordered(out, outMembers);
+  }
+
+  /**
+   * Finds collector {@code c}'s member: records {@code c} at the member's index in {@code known},
+   * or adds it to {@code fresh} when no member has its name. A method a collector, which the JIT
+   * compiles after a few hundred calls (the loop that calls it runs once a collector change).
+   *
+   * @throws IllegalArgumentException if {@code known} has a collector of that name already
+   */
+  @GuardedBy("lock")
+  private void locate(Collector c, NameIndex index, Collector[] known, List<Collector> fresh) {
+    // The last snapshot's name index answers with one probe (the name's cached hash, then its
+    // arrays); what it says is checked against the members, and searched for when it differs.
+    String name = c.name();
+    int at = index.get(name);
+    Member m = at >= 0 && at < members.size() && members.get(at).name().equals(name)
+        ? members.get(at) : members.byName(name);
+    if (m == null) {
+      fresh.add(c);
+    } else if (known[m.index()] != null) {
+      throw duplicate(c);
+    } else {
+      known[m.index()] = c;
+    }
   }
 
   /**
@@ -459,6 +473,7 @@ final class Engine implements Allocator {
         m = new Member(c, newId());
         slots.register(m);
         added.add(m);
+        limits.apply(m);
       } else if (!m.collector().equals(c)) {
         Collector old = m.collector();
         m.collector(c);
@@ -469,8 +484,9 @@ final class Engine implements Allocator {
         if (Double.compare(old.capacity(), c.capacity()) != 0) {
           reweighted.add(m);
         }
+        limits.apply(m);
       }
-      limits.apply(m);
+      // A member whose collector is the same keeps its limits: they follow from its capacity.
       next[i++] = m;
     }
     // The members that left: those no given collector was matched to (by index, in name order;

@@ -321,8 +321,7 @@ final class IncrementalMatching {
     if (!members.uniformCapacity()) {
       return false;
     }
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
+    for (Member m : members.array()) {
       if (m.targetLimit() != Integer.MAX_VALUE || m.costLimit() != Long.MAX_VALUE) {
         return false;
       }
@@ -351,8 +350,7 @@ final class IncrementalMatching {
         l.clear();
       }
     }
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       offered[id] = matching.offeredCount(id);
       capsThen[id] = bounds.cap(id);
     }
@@ -625,8 +623,7 @@ final class IncrementalMatching {
     int span = ring.idSpan();
     ensureIds(span);
     bounds.compute(members, n, n, assignment, false, span);
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       if (bounds.cap(id) != capsThen[id]) {
         markDirty(id);
       }
@@ -721,15 +718,14 @@ final class IncrementalMatching {
     dirtyIds.clear();
     // Round 1's loads, then the probe rounds over every target it rejected.
     bounds.clearLoads();
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       int load = (int) Math.min(offered[id], bounds.cap(id));
       bounds.setLoad(id, load, load);
     }
     scratch.ensure(n);
     positions.clear();
-    for (int i = 0; i < members.size(); i++) {
-      IntList r = rejected(members.get(i).id());
+    for (int id : members.ids()) {
+      IntList r = rejected(id);
       for (int p = 0; p < r.size(); p++) {
         int pos = positionOf(assignment, r.get(p), n);
         positions.add(pos);
@@ -744,8 +740,7 @@ final class IncrementalMatching {
       int pos = positions.get(p);
       assignment.place(assignment.slotAt(pos), ring.member(scratch.chosen[pos]));
     }
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       capsThen[id] = bounds.cap(id);
     }
     validFor = members;

@@ -150,18 +150,30 @@ final class LoadBounds {
     // is bounded as it always was.
     double factor = weighted && twoSided ? costLoadFactor : loadFactor;
     int c = members.size();
-    for (int i = 0; i < c; i++) {
-      Member m = members.get(i);
-      caps[m.id()] = Math.min(m.costLimit(), memberCap(factor, total, c, m.hash(),
-          m.capacity(), members.totalCapacity(), members.uniformCapacity(), granule));
-      floors[m.id()] = weighted && twoSided
-          ? Math.min(caps[m.id()], memberFloor(factor, total, m.capacity(),
-              members.totalCapacity()))
-          : 0;
-      int limit = m.targetLimit();
-      countCaps[m.id()] = limit == Integer.MAX_VALUE ? limit
-          : Math.max(0, limit - heldOutside.heldOutside(m));
+    double totalCapacity = members.totalCapacity();
+    boolean uniform = members.uniformCapacity();
+    boolean withFloors = weighted && twoSided;
+    for (Member m : members.array()) {
+      bound(m, factor, total, c, totalCapacity, uniform, granule, withFloors, heldOutside);
     }
+  }
+
+  /**
+   * One member's cap, floor and count cap, for {@link #compute}: a method a member, which the
+   * JIT compiles after a few hundred calls, where a loop run once a collector change (a few
+   * times in a process's life) would stay interpreted.
+   */
+  private void bound(Member m, double factor, long total, int c, double totalCapacity,
+      boolean uniform, double granule, boolean withFloors, Assignment heldOutside) {
+    int id = m.id();
+    caps[id] = Math.min(m.costLimit(), memberCap(factor, total, c, m.hash(), m.capacity(),
+        totalCapacity, uniform, granule));
+    floors[id] = withFloors
+        ? Math.min(caps[id], memberFloor(factor, total, m.capacity(), totalCapacity))
+        : 0;
+    int limit = m.targetLimit();
+    countCaps[id] = limit == Integer.MAX_VALUE ? limit
+        : Math.max(0, limit - heldOutside.heldOutside(m));
   }
 
   /**
@@ -214,8 +226,10 @@ final class LoadBounds {
    */
   long largestCap(Members members) {
     long largest = 0;
-    for (int i = 0; i < members.size(); i++) {
-      largest = Math.max(largest, caps[members.get(i).id()]);
+    for (int id : members.ids()) {
+      if (caps[id] > largest) {
+        largest = caps[id];
+      }
     }
     return largest;
   }
@@ -229,8 +243,7 @@ final class LoadBounds {
    */
   long largestCapOfOthers(Members members, boolean[] holds) {
     long largest = 0;
-    for (int i = 0; i < members.size(); i++) {
-      int id = members.get(i).id();
+    for (int id : members.ids()) {
       if (!holds[id]) {
         largest = Math.max(largest, caps[id]);
       }

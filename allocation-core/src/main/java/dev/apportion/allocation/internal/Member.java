@@ -19,6 +19,10 @@ final class Member {
   private Collector collector;
   /** The collector's node, or null: read on every per-node winner search, kept unboxed. */
   private String node;
+  /** The collector's zone, or null: read once a value, not through an Optional a pass. */
+  private String zone;
+  /** The collector's capacity, read once a value. */
+  private double capacity;
   private int index;
   private int load;
   /** Sum of the costs ({@link Assignment#cost}) of the targets it holds. */
@@ -38,6 +42,8 @@ final class Member {
     this.nameHash = name.hashCode();
     this.collector = collector;
     this.node = collector.node().orElse(null);
+    this.zone = collector.zone().orElse(null);
+    this.capacity = collector.capacity();
     this.id = id;
   }
 
@@ -49,6 +55,11 @@ final class Member {
   /** The node, or null. @return the node */
   public String node() {
     return node;
+  }
+
+  /** The collector's zone, or null. @return the zone */
+  String zone() {
+    return zone;
   }
 
   /** {@link HashRings#memberHash} of the name, computed once. @return the hash */
@@ -74,6 +85,8 @@ final class Member {
   void collector(Collector c) {
     this.collector = c;
     this.node = c.node().orElse(null);
+    this.zone = c.zone().orElse(null);
+    this.capacity = c.capacity();
   }
 
   /**
@@ -83,7 +96,7 @@ final class Member {
    * @return the capacity
    */
   public double capacity() {
-    return collector.capacity();
+    return capacity;
   }
 
   /**

@@ -14,6 +14,8 @@ final class Members extends AbstractList<Member> implements RandomAccess {
 
   private final Member[] members;
   private final long[] hashes;
+  /** Every member's id, in index order. */
+  private final int[] ids;
   private final double[] capacities;
   private final double totalCapacity;
   private final boolean uniformCapacity;
@@ -21,19 +23,43 @@ final class Members extends AbstractList<Member> implements RandomAccess {
   private final int[] capacityClass;
   /** The distinct capacities, ascending. */
   private final double[] classCapacities;
+  /** The largest id, or -1 when empty. */
+  private final int maxId;
 
   Members(Member[] sortedByName) {
     this.members = sortedByName;
     int n = sortedByName.length;
     this.hashes = new long[n];
+    this.ids = new int[n];
     this.capacities = new double[n];
     double total = 0;
+    int max = -1;
+    boolean uniform = true;
+    // Few calls a member: a collector change builds this a few times in a process's life, too
+    // few for the JIT to compile the loop. Capacities are finite and positive, so == is
+    // Double.compare's equality.
     for (int i = 0; i < n; i++) {
-      hashes[i] = sortedByName[i].hash();
-      capacities[i] = sortedByName[i].capacity();
-      total += capacities[i];
+      Member m = sortedByName[i];
+      hashes[i] = m.hash();
+      int id = m.id();
+      ids[i] = id;
+      if (id > max) {
+        max = id;
+      }
+      double capacity = m.capacity();
+      capacities[i] = capacity;
+      total += capacity;
+      uniform &= capacity == capacities[0];
     }
     this.totalCapacity = total;
+    this.maxId = max;
+    this.uniformCapacity = uniform;
+    if (uniform) {
+      // One class (or none), which every member is in: the usual set, with no sort.
+      this.classCapacities = n == 0 ? new double[0] : new double[] {capacities[0]};
+      this.capacityClass = new int[n];
+      return;
+    }
     // Sorted, then each value once: no boxing stream on every collector change.
     double[] sorted = capacities.clone();
     Arrays.sort(sorted);
@@ -45,7 +71,6 @@ final class Members extends AbstractList<Member> implements RandomAccess {
     }
     double[] distinct = Arrays.copyOf(sorted, d);
     this.classCapacities = distinct;
-    this.uniformCapacity = distinct.length <= 1;
     this.capacityClass = new int[n];
     for (int i = 0; i < n; i++) {
       capacityClass[i] = Arrays.binarySearch(distinct, capacities[i]);
@@ -97,6 +122,36 @@ final class Members extends AbstractList<Member> implements RandomAccess {
    */
   public double[] classCapacities() {
     return classCapacities;
+  }
+
+  /**
+   * The members in index order, as an array a pass reads without a call per member. Must not be
+   * modified.
+   *
+   * @return the members
+   */
+  Member[] array() {
+    return members;
+  }
+
+  /**
+   * Every member's {@link Member#id}, in index order: what a pass over the members by id reads
+   * instead of two calls a member (a collector change runs such passes too rarely for the JIT to
+   * compile them). Must not be modified.
+   *
+   * @return the ids
+   */
+  int[] ids() {
+    return ids;
+  }
+
+  /**
+   * The largest member id, or -1 when empty: the length an array by id needs, less one.
+   *
+   * @return the id
+   */
+  int maxId() {
+    return maxId;
   }
 
   @Override

@@ -67,10 +67,10 @@ final class NodeZones {
       return;
     }
     Map<String, String> next = new HashMap<>();
-    for (Member m : members) {
-      String node = m.node();
-      String zone = m.collector().zone().orElse(null);
-      if (node != null && zone != null) {
+    for (Member m : members.array()) {
+      String zone = m.zone();
+      String node = zone == null ? null : m.node();
+      if (node != null) {
         next.putIfAbsent(node, zone);
       }
     }

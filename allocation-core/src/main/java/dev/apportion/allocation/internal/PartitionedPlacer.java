@@ -310,10 +310,7 @@ final class PartitionedPlacer implements Placer {
     }
     // The partitions: collectors by key value, name order within each.
     Map<String, List<Member>> memberLists = new TreeMap<>();
-    int maxId = 0;
-    for (Member m : members) {
-      maxId = Math.max(maxId, m.id());
-    }
+    int maxId = Math.max(0, members.maxId());
     int[] memberGroup = new int[maxId + 1];
     Arrays.fill(memberGroup, -1);
     if (memberKeyOf.length <= maxId) {
@@ -326,7 +323,7 @@ final class PartitionedPlacer implements Placer {
     List<Member>[] seenList = newLists(seenValue.length);
     int[] seenGroupId = new int[seenValue.length];
     int valuesSeen = 0;
-    for (Member m : members) {
+    for (Member m : members.array()) {
       // A member's value is its collector's, or its node's zone: kept while both are.
       String k;
       int id = m.id();
@@ -447,7 +444,7 @@ final class PartitionedPlacer implements Placer {
     }
     // The cluster-wide group's members: every collector but those of partitions that spilled.
     List<Member> globalList = new ArrayList<>(members.size());
-    for (Member m : members) {
+    for (Member m : members.array()) {
       int gid = memberGroup[m.id()];
       if (gid < 0 || !spilled[gid]) {
         globalList.add(m);
@@ -540,7 +537,7 @@ final class PartitionedPlacer implements Placer {
     }
     long held = 0;
     long[] heldBy = new long[groups];
-    for (Member m : members) {
+    for (Member m : members.array()) {
       int h = view.heldOutside(m);
       held += h;
       if (memberGroup[m.id()] >= 0) {
@@ -628,7 +625,7 @@ final class PartitionedPlacer implements Placer {
         added[m.id()] = true;
       }
     }
-    for (Member m : members) {
+    for (Member m : members.array()) {
       int id = m.id();
       if (!added[id] && (id >= keptMemberGroup.length || keptMemberGroup[id] != memberGroup[id])) {
         return false;
@@ -779,13 +776,13 @@ final class PartitionedPlacer implements Placer {
       Member[] beforeById = byId(before);
       Member[] afterById = byId(after);
       List<Member> added = new ArrayList<>();
-      for (Member m : after) {
+      for (Member m : after.array()) {
         if (!contains(beforeById, m)) {
           added.add(m);
         }
       }
       List<Member> removed = new ArrayList<>();
-      for (Member m : before) {
+      for (Member m : before.array()) {
         if (!contains(afterById, m)) {
           removed.add(m);
         }
@@ -811,12 +808,8 @@ final class PartitionedPlacer implements Placer {
 
     private void members(Members ms) {
       members = ms;
-      int max = -1;
-      for (Member m : ms) {
-        max = Math.max(max, m.id());
-      }
-      isMember = new boolean[max + 1];
-      for (Member m : ms) {
+      isMember = new boolean[ms.maxId() + 1];
+      for (Member m : ms.array()) {
         isMember[m.id()] = true;
       }
     }
@@ -826,13 +819,8 @@ final class PartitionedPlacer implements Placer {
      * identity without comparing names, O(1) a member.
      */
     private Member[] byId(Members ms) {
-      int max = -1;
-      for (int i = 0; i < ms.size(); i++) {
-        max = Math.max(max, ms.get(i).id());
-      }
-      Member[] out = new Member[max + 1];
-      for (int i = 0; i < ms.size(); i++) {
-        Member m = ms.get(i);
+      Member[] out = new Member[ms.maxId() + 1];
+      for (Member m : ms.array()) {
         out[m.id()] = m;
       }
       return out;

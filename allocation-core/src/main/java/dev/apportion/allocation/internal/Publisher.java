@@ -276,9 +276,10 @@ final class Publisher {
 
   /** The members' cost totals, in index order: O(c). */
   private static long[] costs(Members members) {
-    long[] costs = new long[members.size()];
-    for (int i = 0; i < costs.length; i++) {
-      costs[i] = members.get(i).cost();
+    Member[] ms = members.array();
+    long[] costs = new long[ms.length];
+    for (int i = 0; i < ms.length; i++) {
+      costs[i] = ms[i].cost();
     }
     return costs;
   }
@@ -360,14 +361,11 @@ final class Publisher {
   @SuppressWarnings("unchecked")
   private JobLists[] allEntries(Members members, Slots slots) {
     int m = members.size();
-    int maxId = 0;
-    for (int i = 0; i < m; i++) {
-      maxId = Math.max(maxId, members.get(i).id());
-    }
-    int[] indexById = new int[maxId + 1];
+    int[] ids = members.ids();
+    int[] indexById = new int[Math.max(0, members.maxId()) + 1];
     Arrays.fill(indexById, -1);
     for (int i = 0; i < m; i++) {
-      indexById[members.get(i).id()] = i;
+      indexById[ids[i]] = i;
     }
     // Group the known slots by owner, each group in TargetOrder (a stable counting sort).
     IntList order = slots.order();
@@ -499,25 +497,41 @@ final class Publisher {
     }
   }
 
-  /** Every member's entry after a change of the collector set. */
+  /**
+   * Every member's entry after a change of the collector set. A collector change runs this pass
+   * a few times in a process's life, too few for the JIT to compile its loop: the loop only
+   * reads the members and calls {@link #entry}, which a change of 200 collectors or more gets
+   * compiled (the same reasoning as {@link Visit}'s).
+   */
   private JobLists[] entries(Members members, Slots slots) {
-    JobLists[] out = new JobLists[members.size()];
-    for (Member m : members) {
-      // The member's entry in the last snapshot, kept on the member: no lookup by name.
-      JobLists e = m.published();
-      if (e == null) {
-        e = JobLists.empty(m.collector());
-      } else if (!e.collector.equals(m.collector())) {
-        e = e.withCollector(m.collector());
-      }
-      Delta[] d = m.id() < deltas.length ? deltas[m.id()] : null;
-      if (d != null) {
-        e = rebuild(e, d, slots);
-      }
-      out[m.index()] = e;
-      m.published(e);
+    Member[] ms = members.array();
+    JobLists[] out = new JobLists[ms.length];
+    for (Member m : ms) {
+      out[m.index()] = entry(m, slots);
     }
     return out;
+  }
+
+  /** One member's entry after a change of the collector set; recorded on the member. */
+  // The same collector object: its entry stands (a value equal but another object is compared).
+  @SuppressWarnings("ReferenceEquality")
+  private JobLists entry(Member m, Slots slots) {
+    // The member's entry in the last snapshot, kept on the member: no lookup by name.
+    JobLists e = m.published();
+    Delta[] d = m.id() < deltas.length ? deltas[m.id()] : null;
+    if (e != null && d == null && e.collector == m.collector()) {
+      return e; // nothing of it changed, and it is recorded already
+    }
+    if (e == null) {
+      e = JobLists.empty(m.collector());
+    } else if (!e.collector.equals(m.collector())) {
+      e = e.withCollector(m.collector());
+    }
+    if (d != null) {
+      e = rebuild(e, d, slots);
+    }
+    m.published(e);
+    return e;
   }
 
   /** {@link #jobKeys}, grown (by doubling at least) to hold {@code n}. */

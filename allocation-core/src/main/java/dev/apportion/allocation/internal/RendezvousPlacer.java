@@ -171,10 +171,7 @@ final class RendezvousPlacer implements Placer {
     // stays, 1 added, 2 reweighted), its hash and the member itself. Flat arrays rather than a
     // search of the lists and a read of the holder per target: this loop runs over every placed
     // target, and reads nothing else but the target's hash and its holder's id.
-    int maxId = 0;
-    for (int i = 0; i < members.size(); i++) {
-      maxId = Math.max(maxId, members.get(i).id());
-    }
+    int maxId = Math.max(0, members.maxId());
     byte[] kind = new byte[maxId + 1];
     long[] hashById = new long[maxId + 1];
     Member[] byId = new Member[maxId + 1];

@@ -36,6 +36,8 @@ final class TokenRing {
   private Members ringFor;
   /** By member id: the member of the last {@link #update}, or null. */
   private Member[] byId = new Member[0];
+  /** By member id: the capacity of {@link #byId}'s member (stale where that is null). */
+  private double[] capacityById = new double[0];
   /**
    * The token indices grouped by member id, each group ascending: id {@code i}'s are at {@code
    * byIdStart[i]} (inclusive) to {@code byIdStart[i + 1]} (exclusive), read by {@link
@@ -105,18 +107,22 @@ final class TokenRing {
     if (ringFor == members) {
       return;
     }
-    int maxId = 0;
-    for (int i = 0; i < members.size(); i++) {
-      maxId = Math.max(maxId, members.get(i).id());
-    }
+    int maxId = Math.max(0, members.maxId());
     if (maxId > ID_MASK) {
       throw new IllegalStateException("member id " + maxId + " does not fit the ring");
     }
     byId = byId.length > maxId ? byId : new Member[maxId + 1];
     Arrays.fill(byId, null);
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
-      byId[m.id()] = m;
+    if (capacityById.length != byId.length) {
+      capacityById = new double[byId.length];
+    }
+    // The passes below read arrays only: a collector change runs them a few times in a
+    // process's life, interpreted, where a call a member would cost more than the pass.
+    Member[] ms = members.array();
+    int[] ids = members.ids();
+    for (int i = 0; i < ms.length; i++) {
+      byId[ids[i]] = ms[i];
+      capacityById[ids[i]] = ms[i].capacity();
     }
     // Keep the tokens of members still here under the same id, name and capacity; make the
     // others'.
@@ -125,7 +131,8 @@ final class TokenRing {
     boolean[] keep = new boolean[ringIds.length];
     long dropped = 0;
     for (int id = 0; id < keep.length; id++) {
-      keep[id] = onRing(id);
+      keep[id] = ringIds[id] != null && ringIds[id] == byId[id]
+          && ringCapacity[id] == capacityById[id]; // onRing(id), without a call
       if (!keep[id] && ringIds[id] != null) {
         dropped += tokensFor(ringCapacity[id]);
       }
@@ -144,9 +151,8 @@ final class TokenRing {
       }
     }
     int fresh = 0;
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
-      fresh += onRing(m.id()) ? 0 : tokensFor(m.capacity());
+    for (int id : ids) {
+      fresh += id < keep.length && keep[id] ? 0 : tokensFor(capacityById[id]);
     }
     // A ring built from nothing (a first placement) is written and sorted where it stays.
     boolean inPlace = k == 0;
@@ -154,7 +160,8 @@ final class TokenRing {
       tokens = new long[Slots.withHeadroom(fresh)];
     }
     long[] added = inPlace ? tokens : new long[fresh];
-    int a = sortedTokens(members, fresh, added);
+    // No new member (a collector left): nothing to generate or merge.
+    int a = fresh == 0 ? 0 : sortedTokens(members, fresh, added);
     // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
     // larger buffer when the ring outgrows its own).
     if (!inPlace) {
@@ -165,12 +172,10 @@ final class TokenRing {
       mergeFromTheBack(tokens, k, added, a);
     }
     count = k + a;
-    ringIds = new Member[byId.length];
+    ringIds = byId.clone();
     ringCapacity = new double[byId.length];
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
-      ringIds[m.id()] = m;
-      ringCapacity[m.id()] = m.capacity();
+    for (int id : ids) {
+      ringCapacity[id] = capacityById[id];
     }
     ringFor = members;
     byIdBuilt = false;
@@ -348,7 +353,7 @@ final class TokenRing {
   @SuppressWarnings("ReferenceEquality") // the same Member object: same name, so same tokens
   private boolean onRing(int id) {
     return id < ringIds.length && ringIds[id] != null && ringIds[id] == byId[id]
-        && ringCapacity[id] == byId[id].capacity();
+        && ringCapacity[id] == capacityById[id];
   }
 
   /**
