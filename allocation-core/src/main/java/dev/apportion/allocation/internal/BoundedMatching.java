@@ -108,8 +108,6 @@ final class BoundedMatching {
   void match(Members members, Assignment assignment, long total, boolean twoSidedBound,
       boolean recordArcs) {
     int n = assignment.size();
-    long[] cost = scratch.cost;
-    long[] distance = scratch.distance;
     int[] chosen = scratch.chosen;
     if (keys.length < n) {
       keys = new long[n];
@@ -123,16 +121,8 @@ final class BoundedMatching {
     int indexBits = indexBits(n);
     // Round 1: the owners offered more than their cap keep the closest.
     int k = 0;
-    for (int i = 0; i < n; i++) {
-      if (distance[i] == -1) {
-        continue;
-      }
-      int id = chosen[i];
-      if (offered[id] > bounds.cap(id) || offeredCount[id] > bounds.countCap(id)) {
-        keys[k++] = key(id, distance[i], i, idBits, indexBits);
-      } else {
-        bounds.take(id, cost[i]);
-      }
+    for (int from = 0; from < n; from += Passes.CHUNK) {
+      k = roundOne(from, Passes.end(from, n), k, idBits, indexBits);
     }
     accept(k, idBits, indexBits);
     if (round1Sink != null) {
@@ -146,6 +136,29 @@ final class BoundedMatching {
       firstRoundOwner.add(chosen[pending.get(p)]);
     }
     probeRounds(members, assignment, idBits, indexBits);
+  }
+
+  /**
+   * Round 1 over positions {@code [from, to)} ({@link Passes}): a target offered to an owner
+   * within its caps is taken, one offered to an owner over them gets a sort key at {@code k};
+   * returns the next key's place.
+   */
+  private int roundOne(int from, int to, int k, int idBits, int indexBits) {
+    long[] cost = scratch.cost;
+    long[] distance = scratch.distance;
+    int[] chosen = scratch.chosen;
+    for (int i = from; i < to; i++) {
+      if (distance[i] == -1) {
+        continue;
+      }
+      int id = chosen[i];
+      if (offered[id] > bounds.cap(id) || offeredCount[id] > bounds.countCap(id)) {
+        keys[k++] = key(id, distance[i], i, idBits, indexBits);
+      } else {
+        bounds.take(id, cost[i]);
+      }
+    }
+    return k;
   }
 
   /**
@@ -226,30 +239,19 @@ final class BoundedMatching {
    * @return how many targets were set aside
    */
   private int setAside(Members members, int n, long total, boolean twoSidedBound) {
-    long[] cost = scratch.cost;
-    long[] distance = scratch.distance;
-    int[] chosen = scratch.chosen;
     int count = 0;
     if (oversizeLoad.length < ring.idSpan()) {
       oversizeLoad = new long[ring.idSpan()];
     }
     Arrays.fill(oversizeLoad, 0);
-    for (int i = 0; i < n; i++) {
-      distance[i] = 0;
-    }
+    Arrays.fill(scratch.distance, 0, n, 0L);
     // Set aside until none is left: the others' bounds are then those of the rest, which can
     // make another target costlier than every cap.
     long limit = bounds.largestCap(members);
     while (true) {
       int found = 0;
-      for (int i = 0; i < n; i++) {
-        if (distance[i] != -1 && cost[i] > limit) {
-          chosen[i] = bounds.fitsBest(members, cost[i]);
-          bounds.take(chosen[i], cost[i]);
-          oversizeLoad[chosen[i]] += cost[i];
-          distance[i] = -1;
-          found++;
-        }
+      for (int from = 0; from < n; from += Passes.CHUNK) {
+        found += setAside(members, from, Passes.end(from, n), limit);
       }
       count += found;
       if (found == 0 || !twoSidedBound) {
@@ -275,15 +277,33 @@ final class BoundedMatching {
   }
 
   /**
+   * Sets aside the targets of positions {@code [from, to)} ({@link Passes}) that cost more than
+   * {@code limit} and are not set aside yet: each where it fits best. Returns how many.
+   */
+  private int setAside(Members members, int from, int to, long limit) {
+    long[] cost = scratch.cost;
+    long[] distance = scratch.distance;
+    int[] chosen = scratch.chosen;
+    int found = 0;
+    for (int i = from; i < to; i++) {
+      if (distance[i] != -1 && cost[i] > limit) {
+        chosen[i] = bounds.fitsBest(members, cost[i]);
+        bounds.take(chosen[i], cost[i]);
+        oversizeLoad[chosen[i]] += cost[i];
+        distance[i] = -1;
+        found++;
+      }
+    }
+    return found;
+  }
+
+  /**
    * Round 1's proposals, by one merge walk: the view is in identity-hash order (unsigned), and so
    * are the tokens. Sums the cost offered to each collector, with what it already holds. Skips
    * the targets already placed (distance -1).
    */
   private void proposeToOwners(Assignment assignment, int n, Members members,
       boolean recordArcs) {
-    long[] cost = scratch.cost;
-    long[] distance = scratch.distance;
-    int[] chosen = scratch.chosen;
     if (offered.length < ring.idSpan()) {
       offered = new long[ring.idSpan()];
       offeredCount = new int[ring.idSpan()];
@@ -294,13 +314,35 @@ final class BoundedMatching {
     if (recordArcs) {
       scratch.ensureArcs(n, count, ring.bufferLength());
     }
-    long[] position = scratch.position;
-    int[] firstAfter = scratch.firstAfter;
     // Few targets on a large ring (a pool, a change's probe): each finds its token by a search,
     // not by a walk over every token between it and the last.
     boolean search = count > (long) SEARCH_ABOVE_TOKENS_PER_TARGET * n;
     int t = 0;
-    for (int i = 0; i < n; i++) {
+    for (int from = 0; from < n; from += Passes.CHUNK) {
+      t = propose(assignment, from, Passes.end(from, n), t, count, search, recordArcs);
+    }
+    if (recordArcs) {
+      Arrays.fill(scratch.firstAfter, t, count, 0);
+    }
+    // What a collector already holds (a target no cap can hold) counts as offered too.
+    for (int id : members.ids()) {
+      offered[id] += bounds.load(id);
+      offeredCount[id] += bounds.count(id);
+    }
+  }
+
+  /**
+   * {@link #proposeToOwners}' walk over positions {@code [from, to)} ({@link Passes}), from token
+   * {@code t} on; returns the token it reached.
+   */
+  private int propose(Assignment assignment, int from, int to, int t, int count, boolean search,
+      boolean recordArcs) {
+    long[] cost = scratch.cost;
+    long[] distance = scratch.distance;
+    int[] chosen = scratch.chosen;
+    long[] position = scratch.position;
+    int[] firstAfter = scratch.firstAfter;
+    for (int i = from; i < to; i++) {
       long q = assignment.hashAt(i) & TokenRing.POSITION_MASK;
       if (search) {
         int next = firstNotBelow(t, count, q);
@@ -331,14 +373,7 @@ final class BoundedMatching {
       offered[id] += cost[i];
       offeredCount[id]++;
     }
-    if (recordArcs) {
-      Arrays.fill(firstAfter, t, count, 0);
-    }
-    // What a collector already holds (a target no cap can hold) counts as offered too.
-    for (int id : members.ids()) {
-      offered[id] += bounds.load(id);
-      offeredCount[id] += bounds.count(id);
-    }
+    return t;
   }
 
   /**

@@ -263,13 +263,8 @@ final class ConsistentHashingPlacer implements Placer {
     churn.remember(members, matching.largestCap());
     incremental.recordFull(members, assignment,
         !weighted && matching.oversize() == 0 && !churn.stale());
-    int[] chosen = scratch.chosen;
-    for (int i = 0; i < n; i++) {
-      int slot = assignment.slotAt(i);
-      Member m = ring.member(chosen[i]);
-      if (assignment.ownerOf(slot) != m) {
-        assignment.place(slot, m);
-      }
+    for (int from = 0; from < n; from += Passes.CHUNK) {
+      write(assignment, from, Passes.end(from, n));
     }
     if (n > (1 << 16)) {
       // Scratch sized to the view that no change reads, not kept between operations (8 bytes a
@@ -277,6 +272,23 @@ final class ConsistentHashingPlacer implements Placer {
       longSort.release();
       matching.releaseKeys();
       scratch.releaseDistance();
+    }
+  }
+
+  /**
+   * Writes the matching's choice for positions {@code [from, to)} ({@link Passes}) where it
+   * differs from the owner.
+   */
+  // The same Member object: owners are compared by identity.
+  @SuppressWarnings("ReferenceEquality")
+  private void write(Assignment assignment, int from, int to) {
+    int[] chosen = scratch.chosen;
+    for (int i = from; i < to; i++) {
+      int slot = assignment.slotAt(i);
+      Member m = ring.member(chosen[i]);
+      if (assignment.ownerOf(slot) != m) {
+        assignment.place(slot, m);
+      }
     }
   }
 

@@ -133,8 +133,8 @@ final class CostChurnRule {
    */
   long placedCosts(Assignment assignment, int n, long[] costByPosition) {
     int maxSlot = 0;
-    for (int i = 0; i < n; i++) {
-      maxSlot = Math.max(maxSlot, assignment.slotAt(i));
+    for (int from = 0; from < n; from += Passes.CHUNK) {
+      maxSlot = Math.max(maxSlot, maxSlot(assignment, from, Passes.end(from, n)));
     }
     if (placed.length <= 2 * maxSlot + 1) {
       // The engine's slots have headroom for a few percent of new targets (Slots.withHeadroom:
@@ -143,10 +143,32 @@ final class CostChurnRule {
       int slots = Math.max(Slots.withHeadroom(maxSlot + 1), placed.length);
       placed = Arrays.copyOf(placed, 2 * slots);
     }
+    long total = 0;
+    unitCosts = true;
+    for (int from = 0; from < n; from += Passes.CHUNK) {
+      total += placedCosts(assignment, from, Passes.end(from, n), costByPosition);
+    }
+    return total;
+  }
+
+  /** The largest slot at positions {@code [from, to)} of the view ({@link Passes}), or 0. */
+  private static int maxSlot(Assignment assignment, int from, int to) {
+    int max = 0;
+    for (int i = from; i < to; i++) {
+      max = Math.max(max, assignment.slotAt(i));
+    }
+    return max;
+  }
+
+  /**
+   * {@link #placedCosts(Assignment, int, long[])} for positions {@code [from, to)} ({@link
+   * Passes}): their total; clears {@link #unitCosts} when one of them is not 1.
+   */
+  private long placedCosts(Assignment assignment, int from, int to, long[] costByPosition) {
     long[] p = placed;
     long total = 0;
     boolean unit = true;
-    for (int i = 0; i < n; i++) {
+    for (int i = from; i < to; i++) {
       int slot = assignment.slotAt(i);
       long h = assignment.hashAt(i);
       long c = p[2 * slot + 1] - 1;
@@ -161,7 +183,9 @@ final class CostChurnRule {
       total += c;
       unit &= c == 1;
     }
-    unitCosts = unit;
+    if (!unit) {
+      unitCosts = false;
+    }
     return total;
   }
 

@@ -25,6 +25,12 @@ final class NodeZones {
   private long version;
   /** Whether some partition key reads zones; when none does, learning is skipped. */
   private boolean used;
+  /**
+   * Whether some node has a zone (supplied or learned; {@link #remembered} holds every zone
+   * learned): when none has, a target without a zone label has none, found without three
+   * lookups of its node.
+   */
+  private boolean anyNodeZone;
 
   /**
    * Marks these zones as read by a partition key. Called when the key is made, before the
@@ -51,6 +57,7 @@ final class NodeZones {
       return false;
     }
     supplied = next;
+    anyNodeZone = !supplied.isEmpty() || !remembered.isEmpty();
     version++;
     return true;
   }
@@ -94,6 +101,7 @@ final class NodeZones {
     }
     remembered.putAll(next);
     current = next;
+    anyNodeZone = !supplied.isEmpty() || !remembered.isEmpty();
     for (int i = 0; i < before.length; i++) {
       if (!Objects.equals(before[i], zoneOfNode(touched.get(i)))) {
         version++;
@@ -120,7 +128,7 @@ final class NodeZones {
    * @return its zone
    */
   String zoneOfNode(String node) {
-    if (node == null) {
+    if (node == null || !anyNodeZone) {
       return null;
     }
     String z = supplied.get(node);
@@ -138,6 +146,6 @@ final class NodeZones {
    */
   String zoneOf(Target t) {
     String z = t.zone().orElse(null);
-    return z != null ? z : zoneOfNode(t.node().orElse(null));
+    return z != null || !anyNodeZone ? z : zoneOfNode(t.node().orElse(null));
   }
 }
