@@ -325,10 +325,7 @@ final class BoundedMatching {
       Arrays.fill(scratch.firstAfter, t, count, 0);
     }
     // What a collector already holds (a target no cap can hold) counts as offered too.
-    for (int id : members.ids()) {
-      offered[id] += bounds.load(id);
-      offeredCount[id] += bounds.count(id);
-    }
+    bounds.addHeld(members.ids(), offered, offeredCount);
   }
 
   /**
@@ -519,6 +516,18 @@ final class BoundedMatching {
    * @param id a member id
    * @return the count
    */
+  /**
+   * Copies {@link #offeredCount(int)} of the members {@code ids} into {@code into}, by id.
+   *
+   * @param ids member ids
+   * @param into by id, written at {@code ids}
+   */
+  void copyOfferedCounts(int[] ids, int[] into) {
+    for (int id : ids) {
+      into[id] = id < offeredCount.length ? offeredCount[id] : 0;
+    }
+  }
+
   int offeredCount(int id) {
     return id < offeredCount.length ? offeredCount[id] : 0;
   }

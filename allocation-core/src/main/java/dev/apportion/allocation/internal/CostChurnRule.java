@@ -237,10 +237,7 @@ final class CostChurnRule {
       capsThen = new long[ring.idSpan()];
       floorsThen = new long[ring.idSpan()];
     }
-    for (int id : members.ids()) {
-      capsThen[id] = bounds.cap(id);
-      floorsThen[id] = bounds.floor(id);
-    }
+    bounds.copyBounds(members.ids(), capsThen, floorsThen);
     largestCapThen = largestCap;
   }
 

@@ -350,10 +350,8 @@ final class IncrementalMatching {
         l.clear();
       }
     }
-    for (int id : members.ids()) {
-      offered[id] = matching.offeredCount(id);
-      capsThen[id] = bounds.cap(id);
-    }
+    matching.copyOfferedCounts(members.ids(), offered);
+    bounds.copyBounds(members.ids(), capsThen, null);
     IntList rejected = matching.firstRoundRejected();
     IntList owner = matching.firstRoundOwner();
     for (int p = 0; p < rejected.size(); p++) {
@@ -740,9 +738,7 @@ final class IncrementalMatching {
       int pos = positions.get(p);
       assignment.place(assignment.slotAt(pos), ring.member(scratch.chosen[pos]));
     }
-    for (int id : members.ids()) {
-      capsThen[id] = bounds.cap(id);
-    }
+    bounds.copyBounds(members.ids(), capsThen, null);
     validFor = members;
     continued++;
     return true;

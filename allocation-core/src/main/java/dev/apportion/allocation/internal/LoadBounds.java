@@ -251,6 +251,41 @@ final class LoadBounds {
     return largest;
   }
 
+  /**
+   * Copies the caps (and, when {@code floorsInto} is given, the floors) of the members {@code
+   * ids} into arrays by id: one call a pass, where a call a member would cost more than the copy
+   * in the interpreter that runs a collector change's passes.
+   *
+   * @param ids member ids
+   * @param capsInto by id, written at {@code ids}
+   * @param floorsInto by id, written at {@code ids}; or null
+   */
+  void copyBounds(int[] ids, long[] capsInto, long[] floorsInto) {
+    for (int id : ids) {
+      capsInto[id] = caps[id];
+    }
+    if (floorsInto != null) {
+      for (int id : ids) {
+        floorsInto[id] = floors[id];
+      }
+    }
+  }
+
+  /**
+   * Adds what the members {@code ids} hold to what they are offered: their loads to {@code
+   * offered}, their counts to {@code offeredCount} (by id).
+   *
+   * @param ids member ids
+   * @param offered by id
+   * @param offeredCount by id
+   */
+  void addHeld(int[] ids, long[] offered, int[] offeredCount) {
+    for (int id : ids) {
+      offered[id] += loads[id];
+      offeredCount[id] += counts[id];
+    }
+  }
+
   /** Every member's load and count back to 0, for a new placement. */
   void clearLoads() {
     Arrays.fill(loads, 0);

@@ -809,8 +809,8 @@ final class PartitionedPlacer implements Placer {
     private void members(Members ms) {
       members = ms;
       isMember = new boolean[ms.maxId() + 1];
-      for (Member m : ms.array()) {
-        isMember[m.id()] = true;
+      for (int id : ms.ids()) {
+        isMember[id] = true;
       }
     }
 

@@ -111,8 +111,9 @@ final class TokenRing {
     if (maxId > ID_MASK) {
       throw new IllegalStateException("member id " + maxId + " does not fit the ring");
     }
-    byId = byId.length > maxId ? byId : new Member[maxId + 1];
-    Arrays.fill(byId, null);
+    // A new array (as long as the last, or longer): zeroed by the allocation, where a fill would
+    // be one more pass.
+    byId = new Member[Math.max(byId.length, maxId + 1)];
     if (capacityById.length != byId.length) {
       capacityById = new double[byId.length];
     }

@@ -166,6 +166,36 @@ class LoadBoundsTest {
     assertEquals(0, bounds.load(0));
   }
 
+  /** The bulk reads a collector change's passes make: what the accessors say, at the ids given. */
+  @Test
+  void copiesAndHeldLoadsAreTheAccessorsValuesAtTheIdsGiven() {
+    Members members = PlacerParts.members(4, 1, 3, 2);
+    LoadBounds bounds = new LoadBounds(1.2, 1.15, true);
+    bounds.compute(members, 8_000, 400, new PlacerParts.View(new long[0], new long[0]), true, 6);
+    bounds.take(0, 70);
+    bounds.take(2, 30);
+    bounds.take(2, 5);
+    int[] ids = {2, 0};
+    long[] caps = {-1, -1, -1, -1, -1, -1};
+    long[] floors = {-1, -1, -1, -1, -1, -1};
+    bounds.copyBounds(ids, caps, floors);
+    long[] capsOnly = {-1, -1, -1, -1, -1, -1};
+    bounds.copyBounds(ids, capsOnly, null);
+    long[] offered = {1, 1, 1, 1, 1, 1};
+    int[] offeredCount = {1, 1, 1, 1, 1, 1};
+    bounds.addHeld(ids, offered, offeredCount);
+    for (int id = 0; id < 6; id++) {
+      boolean given = id == 0 || id == 2;
+      assertEquals(given ? bounds.cap(id) : -1, caps[id], "cap " + id);
+      assertEquals(given ? bounds.floor(id) : -1, floors[id], "floor " + id);
+      assertEquals(given ? bounds.cap(id) : -1, capsOnly[id], "cap only " + id);
+      assertEquals(given ? 1 + bounds.load(id) : 1, offered[id], "offered " + id);
+      assertEquals(given ? 1 + bounds.count(id) : 1, offeredCount[id], "count " + id);
+    }
+    assertEquals(71, offered[0]);
+    assertEquals(3, offeredCount[2]);
+  }
+
   @Test
   void fitsBestIsTheLeastLoadRelativeToCapacityTiesToTheSmallerName() {
     Members members = PlacerParts.members(3, 1, 2, 1);
