@@ -516,8 +516,14 @@ final class BoundedMatching {
    * @param id a member id
    * @return the count
    */
+  int offeredCount(int id) {
+    return id < offeredCount.length ? offeredCount[id] : 0;
+  }
+
   /**
-   * Copies {@link #offeredCount(int)} of the members {@code ids} into {@code into}, by id.
+   * Copies {@link #offeredCount(int)} of the members {@code ids} into {@code into}, by id: one
+   * call a pass, where a call a member would cost more than the copy in the interpreter that
+   * runs a collector change's passes.
    *
    * @param ids member ids
    * @param into by id, written at {@code ids}
@@ -526,10 +532,6 @@ final class BoundedMatching {
     for (int id : ids) {
       into[id] = id < offeredCount.length ? offeredCount[id] : 0;
     }
-  }
-
-  int offeredCount(int id) {
-    return id < offeredCount.length ? offeredCount[id] : 0;
   }
 
   /**

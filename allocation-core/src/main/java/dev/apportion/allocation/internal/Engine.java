@@ -486,7 +486,9 @@ final class Engine implements Allocator {
         }
         limits.apply(m);
       }
-      // A member whose collector is the same keeps its limits: they follow from its capacity.
+      // A member whose collector is the same keeps its limits: they follow from its capacity
+      // and from the allocator's limits, which are fixed when it is built (were they ever to
+      // change at run time, every member would need apply() again).
       next[i++] = m;
     }
     // The members that left: those no given collector was matched to (by index, in name order;

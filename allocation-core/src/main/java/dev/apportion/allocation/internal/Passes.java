@@ -20,13 +20,15 @@ final class Passes {
   private Passes() {}
 
   /**
-   * The end of the chunk that starts at {@code from}.
+   * The end of the chunk that starts at {@code from}. A pass's loop ({@code for (int from = 0;
+   * from < n; from += CHUNK)}) assumes {@code n <= Integer.MAX_VALUE - CHUNK}, far above any
+   * view's size (a view is indexed by int arrays of its size).
    *
-   * @param from the chunk's first position
+   * @param from the chunk's first position, below {@code n}
    * @param n the pass's end
-   * @return {@code min(n, from + CHUNK)}
+   * @return {@code min(n, from + CHUNK)}, without overflow
    */
   static int end(int from, int n) {
-    return Math.min(n, from + CHUNK);
+    return n - from <= CHUNK ? n : from + CHUNK;
   }
 }

@@ -161,7 +161,8 @@ final class TokenRing {
       tokens = new long[Slots.withHeadroom(fresh)];
     }
     long[] added = inPlace ? tokens : new long[fresh];
-    // No new member (a collector left): nothing to generate or merge.
+    // No member without its tokens (a collector left, or only a node, zone or label changed):
+    // nothing to generate or merge.
     int a = fresh == 0 ? 0 : sortedTokens(members, fresh, added);
     // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
     // larger buffer when the ring outgrows its own).
