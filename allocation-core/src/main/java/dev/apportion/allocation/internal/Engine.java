@@ -508,9 +508,11 @@ final class Engine implements Allocator {
     for (int j = 0; j < next.length; j++) {
       next[j].index(j);
     }
-    Members after = new Members(next);
     boolean changed = first || !added.isEmpty() || !removed.isEmpty() || valueChanged;
+    // Only removals (none came, none changed): the kept members' values are this set's.
+    boolean onlyRemovals = added.isEmpty() && !valueChanged;
     if (changed) {
+      Members after = onlyRemovals ? members.keeping(kept, next) : new Members(next);
       orphans.clear();
       if (first) {
         for (int k = 0; k < slots.known(); k++) {
@@ -525,7 +527,7 @@ final class Engine implements Allocator {
       }
       Members previous = members;
       members = after;
-      zones.learn(after);
+      zones.learn(after, onlyRemovals);
       placer.collectorsChanged(new CollectorSetChange(previous, after,
           Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
           Collections.unmodifiableList(renodedMembers), Collections.unmodifiableList(reweighted),

@@ -125,6 +125,58 @@ final class Members extends AbstractList<Member> implements RandomAccess {
   }
 
   /**
+   * This set without some of its members: {@code next}, the members {@code kept} marks (by index
+   * in this set), in index order, their collectors unchanged since this set was made. When the
+   * capacities are uniform the arrays are copied from this set's (a pass over arrays, no call a
+   * member, which a collector change runs interpreted); otherwise the set is built from the
+   * members.
+   *
+   * @param kept by index in this set, whether the member stays
+   * @param next the members that stay, in index order
+   * @return the set
+   * @throws IllegalArgumentException if {@code next} and {@code kept} disagree on the count
+   */
+  Members keeping(boolean[] kept, Member[] next) {
+    return uniformCapacity ? new Members(this, kept, next) : new Members(next);
+  }
+
+  private Members(Members from, boolean[] kept, Member[] next) {
+    int n = next.length;
+    this.members = next;
+    this.hashes = new long[n];
+    this.ids = new int[n];
+    this.capacities = new double[n];
+    int w = 0;
+    int max = -1;
+    double total = 0;
+    for (int i = 0; i < from.members.length; i++) {
+      if (kept[i]) {
+        if (w == n) {
+          throw new IllegalArgumentException("more members kept than given");
+        }
+        hashes[w] = from.hashes[i];
+        int id = from.ids[i];
+        ids[w] = id;
+        if (id > max) {
+          max = id;
+        }
+        capacities[w] = from.capacities[i];
+        // Added in name order, as the constructor adds them: the same double.
+        total += capacities[w];
+        w++;
+      }
+    }
+    if (w != n) {
+      throw new IllegalArgumentException(n + " members given, " + w + " kept");
+    }
+    this.totalCapacity = total;
+    this.maxId = max;
+    this.uniformCapacity = true;
+    this.classCapacities = n == 0 ? new double[0] : new double[] {from.classCapacities[0]};
+    this.capacityClass = new int[n];
+  }
+
+  /**
    * The members in index order, as an array a pass reads without a call per member. Must not be
    * modified.
    *

@@ -68,9 +68,20 @@ final class NodeZones {
    * @param members the current members, name order
    */
   void learn(Members members) {
-    if (!used) {
-      // Nothing reads zones (a strategy without zone partitions): a collector change need not
-      // pay for a map of its collectors' nodes.
+    learn(members, false);
+  }
+
+  /**
+   * Learns the zones of the current members' nodes, knowing whether they are the last call's
+   * members less some (then, when none of those had a zone, nothing changes and nothing is read).
+   *
+   * @param members the current members, name order
+   * @param onlyRemovals whether {@code members} are the last call's, some removed, none changed
+   */
+  void learn(Members members, boolean onlyRemovals) {
+    if (!used || (onlyRemovals && current.isEmpty())) {
+      // Nothing reads zones (a strategy without zone partitions), or no member had a zone on
+      // its node and those that stay have not changed: the map of nodes is the same, empty.
       return;
     }
     Map<String, String> next = new HashMap<>();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.apportion.allocation.Collector;
@@ -75,6 +76,58 @@ class MembersTest {
         assertEquals(capacities[i], ms.classCapacities()[ms.capacityClass()[i]]);
       }
     }
+  }
+
+  /** A set less some members, copied from the set's arrays: what building it anew gives. */
+  @Test
+  void keepingIsTheSetBuiltFromTheMembersThatStay() {
+    Random random = new Random(7);
+    for (int trial = 0; trial < 300; trial++) {
+      int n = 1 + random.nextInt(30);
+      int[] ids = new int[n];
+      double[] capacities = new double[n];
+      boolean uniform = random.nextInt(3) > 0;
+      for (int i = 0; i < n; i++) {
+        ids[i] = n - 1 - i + random.nextInt(2) * n; // unique: i's own or i's own plus n
+        capacities[i] = uniform ? 0.5 : 1 + random.nextInt(2);
+      }
+      Members ms = members(ids, capacities);
+      boolean[] kept = new boolean[n];
+      int count = 0;
+      for (int i = 0; i < n; i++) {
+        kept[i] = random.nextInt(4) > 0;
+        count += kept[i] ? 1 : 0;
+      }
+      Member[] next = new Member[count];
+      for (int i = 0, w = 0; i < n; i++) {
+        if (kept[i]) {
+          next[w++] = ms.get(i);
+        }
+      }
+      Members derived = ms.keeping(kept, next);
+      Members built = new Members(next);
+      assertArrayEquals(built.ids(), derived.ids());
+      assertArrayEquals(built.hashes(), derived.hashes());
+      assertArrayEquals(built.capacities(), derived.capacities());
+      assertArrayEquals(built.classCapacities(), derived.classCapacities());
+      assertArrayEquals(built.capacityClass(), derived.capacityClass());
+      assertEquals(built.totalCapacity(), derived.totalCapacity());
+      assertEquals(built.uniformCapacity(), derived.uniformCapacity());
+      assertEquals(built.maxId(), derived.maxId());
+      for (int i = 0; i < count; i++) {
+        assertSame(next[i], derived.get(i));
+      }
+    }
+  }
+
+  @Test
+  void keepingChecksTheCount() {
+    Members ms = members(new int[] {0, 1, 2}, new double[] {1, 1, 1});
+    boolean[] kept = {true, false, true};
+    assertThrows(IllegalArgumentException.class,
+        () -> ms.keeping(kept, new Member[] {ms.get(0)}));
+    assertThrows(IllegalArgumentException.class,
+        () -> ms.keeping(kept, new Member[] {ms.get(0), ms.get(1), ms.get(2)}));
   }
 
   @Test

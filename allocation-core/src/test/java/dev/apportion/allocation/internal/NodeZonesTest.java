@@ -57,6 +57,41 @@ class NodeZonesTest {
     assertEquals(null, zones.zoneOfNode("n3"));
   }
 
+  /**
+   * A removal's shortcut ({@code onlyRemovals}): the same zones and version as learning the
+   * remaining members in full, with or without zones before.
+   */
+  @Test
+  void aRemovalLearnsWhatTheFullPassLearns() {
+    Collector[][] sets = {
+      {Collector.of("a", "n1"), Collector.of("b", "n2"), Collector.of("c")},
+      {Collector.of("a", "n1", "z1"), Collector.of("b", "n2", "z2"), Collector.of("c", "n2")},
+      {Collector.of("a", "n1"), Collector.of("b", "n2", "z2")},
+    };
+    for (Collector[] all : sets) {
+      for (int drop = 0; drop < all.length; drop++) {
+        Collector[] rest = new Collector[all.length - 1];
+        for (int i = 0, w = 0; i < all.length; i++) {
+          if (i != drop) {
+            rest[w++] = all[i];
+          }
+        }
+        NodeZones full = new NodeZones();
+        NodeZones shortcut = new NodeZones();
+        full.use();
+        shortcut.use();
+        full.learn(members(all));
+        shortcut.learn(members(all));
+        full.learn(members(rest), false);
+        shortcut.learn(members(rest), true);
+        assertEquals(full.version(), shortcut.version(), Arrays.toString(rest));
+        for (String node : new String[] {"n1", "n2", "n3", null}) {
+          assertEquals(full.zoneOfNode(node), shortcut.zoneOfNode(node), node);
+        }
+      }
+    }
+  }
+
   @Test
   void zonesNoKeyReadsAreNotLearned() {
     NodeZones zones = new NodeZones();
