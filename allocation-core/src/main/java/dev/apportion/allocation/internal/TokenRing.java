@@ -218,32 +218,49 @@ final class TokenRing {
     }
   }
 
-  /** Counts the new members' tokens by their top bits: bucket b's count in {@code ends[b + 1]}. */
+  /**
+   * Counts the new members' tokens by their top bits: bucket b's count in {@code ends[b + 1]}.
+   * A call a member ({@link #countTokens}), and in {@link #scatter} and {@link #sortBuckets} a
+   * call a member or a range of buckets, as in {@link Passes}: a ring is built a few times in a
+   * process's life, and a loop over all its tokens in one call was compiled while it ran, its
+   * exit left as an uncommon trap that threw the compiled code away (run Z2 still saw a ring
+   * build at 40 ms instead of 8 for several calls in some JVMs); a method called a thousand
+   * times is compiled by its call count, with its loop's exit in its profile.
+   */
   private void countBuckets(Members members, int shift, int[] ends) {
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
+    for (Member m : members.array()) {
       if (!onRing(m.id())) {
-        int n = tokensFor(m.capacity());
-        for (int j = 0; j < n; j++) {
-          ends[(int) (tokenPosition(m, j) >>> shift) + 1]++;
-        }
+        countTokens(m, shift, ends);
       }
+    }
+  }
+
+  private void countTokens(Member m, int shift, int[] ends) {
+    int n = tokensFor(m.capacity());
+    for (int j = 0; j < n; j++) {
+      ends[(int) (tokenPosition(m, j) >>> shift) + 1]++;
     }
   }
 
   /** Writes each new member's tokens at its bucket's next place: {@code ends[b]} moves on. */
   private void scatter(Members members, int shift, int[] ends, long[] out) {
-    for (int i = 0; i < members.size(); i++) {
-      Member m = members.get(i);
+    for (Member m : members.array()) {
       if (!onRing(m.id())) {
-        int n = tokensFor(m.capacity());
-        for (int j = 0; j < n; j++) {
-          long pos = tokenPosition(m, j);
-          out[ends[(int) (pos >>> shift)]++] = pos | m.id();
-        }
+        scatterTokens(m, shift, ends, out);
       }
     }
   }
+
+  private void scatterTokens(Member m, int shift, int[] ends, long[] out) {
+    int n = tokensFor(m.capacity());
+    for (int j = 0; j < n; j++) {
+      long pos = tokenPosition(m, j);
+      out[ends[(int) (pos >>> shift)]++] = pos | m.id();
+    }
+  }
+
+  /** Buckets sorted a call, tokens counted or grouped a call. */
+  private static final int RING_CHUNK = 1024;
 
   /**
    * Sorts each bucket (bucket b is {@code [ends[b - 1], ends[b])}, the first from 0) by
@@ -251,8 +268,21 @@ final class TokenRing {
    * the rest.
    */
   private static void sortBuckets(int[] ends, long[] out) {
+    int buckets = ends.length - 1;
     int from = 0;
-    for (int b = 0; b < ends.length - 1; b++) {
+    for (int b = 0; b < buckets; b += RING_CHUNK) {
+      int b1 = buckets - b <= RING_CHUNK ? buckets : b + RING_CHUNK;
+      sortBuckets(ends, out, b, b1, from);
+      from = ends[b1 - 1];
+    }
+  }
+
+  /**
+   * {@link #sortBuckets(int[], long[])} for buckets {@code [b0, b1)}, the first starting at
+   * {@code from}.
+   */
+  private static void sortBuckets(int[] ends, long[] out, int b0, int b1, int from) {
+    for (int b = b0; b < b1; b++) {
       int to = ends[b];
       for (int i = from + 1; i < to; i++) {
         long t = out[i];
@@ -293,7 +323,14 @@ final class TokenRing {
 
   /** Counts the tokens of each id: id {@code i}'s count in {@code starts[i + 1]}. */
   private static void countById(long[] tokens, int count, int[] starts) {
-    for (int t = 0; t < count; t++) {
+    for (int t = 0; t < count; t += RING_CHUNK) {
+      countById(tokens, t, count - t <= RING_CHUNK ? count : t + RING_CHUNK, starts);
+    }
+  }
+
+  /** {@link #countById(long[], int, int[])} for tokens {@code [from, to)}. */
+  private static void countById(long[] tokens, int from, int to, int[] starts) {
+    for (int t = from; t < to; t++) {
       starts[(int) (tokens[t] & ID_MASK) + 1]++;
     }
   }
@@ -304,8 +341,16 @@ final class TokenRing {
    * runs once a ring, in code the JIT may not have compiled yet.
    */
   private static void fillById(long[] tokens, int count, int[] fill, int[][] chunks, int shift) {
+    for (int t = 0; t < count; t += RING_CHUNK) {
+      fillById(tokens, t, count - t <= RING_CHUNK ? count : t + RING_CHUNK, fill, chunks, shift);
+    }
+  }
+
+  /** {@link #fillById(long[], int, int[], int[][], int)} for tokens {@code [from, to)}. */
+  private static void fillById(long[] tokens, int from, int to, int[] fill, int[][] chunks,
+      int shift) {
     int mask = (1 << shift) - 1;
-    for (int t = 0; t < count; t++) {
+    for (int t = from; t < to; t++) {
       int at = fill[(int) (tokens[t] & ID_MASK)]++;
       chunks[at >>> shift][at & mask] = t;
     }
