@@ -30,13 +30,13 @@ final class TokenRing {
   private long[] tokens = new long[0];
   /** How many of {@link #tokens} are the ring; the rest is room kept for the next rebuild. */
   private int count;
-  /** The member each id's tokens were made for, and for which capacity. */
-  private Member[] ringIds = new Member[0];
-  private double[] ringCapacity = new double[0];
   private Members ringFor;
-  /** By member id: the member of the last {@link #update}, or null. */
+  /**
+   * By member id: the member of the last {@link #update}, whose tokens the ring holds, or null.
+   * A new array each update, never written after it.
+   */
   private Member[] byId = new Member[0];
-  /** By member id: the capacity of {@link #byId}'s member (stale where that is null). */
+  /** By member id: the capacity {@link #byId}'s member's tokens were made for (0 where null). */
   private double[] capacityById = new double[0];
   /**
    * The token indices grouped by member id, each group ascending: id {@code i}'s are at {@code
@@ -101,7 +101,8 @@ final class TokenRing {
    * @param members the members
    * @throws IllegalStateException if a member's id does not fit in {@value #ID_BITS} bits
    */
-  // Identity, on purpose: a Members is immutable, and a new one means the set changed.
+  // Identity, on purpose: a Members is immutable, and a new one means the set changed; the same
+  // Member object under an id has the same name, so the same tokens.
   @SuppressWarnings("ReferenceEquality")
   void update(Members members) {
     if (ringFor == members) {
@@ -111,31 +112,29 @@ final class TokenRing {
     if (maxId > ID_MASK) {
       throw new IllegalStateException("member id " + maxId + " does not fit the ring");
     }
-    // A new array (as long as the last, or longer): zeroed by the allocation, where a fill would
-    // be one more pass.
-    byId = new Member[Math.max(byId.length, maxId + 1)];
-    if (capacityById.length != byId.length) {
-      capacityById = new double[byId.length];
-    }
-    // The passes below read arrays only: a collector change runs them a few times in a
-    // process's life, interpreted, where a call a member would cost more than the pass.
+    // The new members by id, in new arrays (as long as the last, or longer; zeroed by the
+    // allocation), compared with the last update's. The passes below read arrays only: a
+    // collector change runs them a few times in a process's life, interpreted, where a call a
+    // member would cost more than the pass.
+    Member[] nextById = new Member[Math.max(byId.length, maxId + 1)];
+    double[] nextCapacity = new double[nextById.length];
     Member[] ms = members.array();
     int[] ids = members.ids();
     for (int i = 0; i < ms.length; i++) {
-      byId[ids[i]] = ms[i];
-      capacityById[ids[i]] = ms[i].capacity();
+      nextById[ids[i]] = ms[i];
+      nextCapacity[ids[i]] = ms[i].capacity();
     }
     // Keep the tokens of members still here under the same id, name and capacity; make the
     // others'.
     // Compacted in place, in order (the write index never passes the read index).
     // Which ids keep their tokens, decided once per id, not once per token.
-    boolean[] keep = new boolean[ringIds.length];
+    boolean[] keep = new boolean[byId.length];
     long dropped = 0;
     for (int id = 0; id < keep.length; id++) {
-      keep[id] = ringIds[id] != null && ringIds[id] == byId[id]
-          && ringCapacity[id] == capacityById[id]; // onRing(id), without a call
-      if (!keep[id] && ringIds[id] != null) {
-        dropped += tokensFor(ringCapacity[id]);
+      Member had = byId[id];
+      keep[id] = had != null && had == nextById[id] && capacityById[id] == nextCapacity[id];
+      if (!keep[id] && had != null) {
+        dropped += tokensFor(capacityById[id]);
       }
     }
     int k;
@@ -153,7 +152,7 @@ final class TokenRing {
     }
     int fresh = 0;
     for (int id : ids) {
-      fresh += id < keep.length && keep[id] ? 0 : tokensFor(capacityById[id]);
+      fresh += kept(keep, id) ? 0 : tokensFor(nextCapacity[id]);
     }
     // A ring built from nothing (a first placement) is written and sorted where it stays.
     boolean inPlace = k == 0;
@@ -163,7 +162,7 @@ final class TokenRing {
     long[] added = inPlace ? tokens : new long[fresh];
     // No member without its tokens (a collector left, or only a node, zone or label changed):
     // nothing to generate or merge.
-    int a = fresh == 0 ? 0 : sortedTokens(members, fresh, added);
+    int a = fresh == 0 ? 0 : sortedTokens(members, keep, fresh, added);
     // Merged in place from the back, so a rebuild allocates only the new members' tokens (and a
     // larger buffer when the ring outgrows its own).
     if (!inPlace) {
@@ -174,11 +173,8 @@ final class TokenRing {
       mergeFromTheBack(tokens, k, added, a);
     }
     count = k + a;
-    ringIds = byId.clone();
-    ringCapacity = new double[byId.length];
-    for (int id : ids) {
-      ringCapacity[id] = capacityById[id];
-    }
+    byId = nextById;
+    capacityById = nextCapacity;
     ringFor = members;
     byIdBuilt = false;
   }
@@ -193,7 +189,7 @@ final class TokenRing {
    *
    * @return {@code fresh}
    */
-  private int sortedTokens(Members members, int fresh, long[] out) {
+  private int sortedTokens(Members members, boolean[] keep, int fresh, long[] out) {
     // At least one bit: a shift of 64 would shift by nothing.
     int bits = Math.max(1,
         Math.min(20, 31 - Integer.numberOfLeadingZeros(Math.max(1, fresh / 4))));
@@ -204,9 +200,9 @@ final class TokenRing {
     // One method a pass: a call or two make each loop compiled on its own (a loop that runs
     // once a call is compiled while it runs, and leaving it the first time sends the rest of
     // its method back to the interpreter: one pass's exit must not cost the next pass).
-    countBuckets(members, shift, ends);
+    countBuckets(members, keep, shift, ends);
     prefixSums(ends, ends.length);
-    scatter(members, shift, ends, out);
+    scatter(members, keep, shift, ends, out);
     sortBuckets(ends, out);
     return fresh;
   }
@@ -227,9 +223,9 @@ final class TokenRing {
    * build at 40 ms instead of 8 for several calls in some JVMs); a method called a thousand
    * times is compiled by its call count, with its loop's exit in its profile.
    */
-  private void countBuckets(Members members, int shift, int[] ends) {
+  private void countBuckets(Members members, boolean[] keep, int shift, int[] ends) {
     for (Member m : members.array()) {
-      if (!onRing(m.id())) {
+      if (!kept(keep, m.id())) {
         countTokens(m, shift, ends);
       }
     }
@@ -243,9 +239,9 @@ final class TokenRing {
   }
 
   /** Writes each new member's tokens at its bucket's next place: {@code ends[b]} moves on. */
-  private void scatter(Members members, int shift, int[] ends, long[] out) {
+  private void scatter(Members members, boolean[] keep, int shift, int[] ends, long[] out) {
     for (Member m : members.array()) {
-      if (!onRing(m.id())) {
+      if (!kept(keep, m.id())) {
         scatterTokens(m, shift, ends, out);
       }
     }
@@ -396,11 +392,9 @@ final class TokenRing {
     return tokensById.get(k);
   }
 
-  /** Whether the ring's tokens for {@code id} belong to the member that has it now. */
-  @SuppressWarnings("ReferenceEquality") // the same Member object: same name, so same tokens
-  private boolean onRing(int id) {
-    return id < ringIds.length && ringIds[id] != null && ringIds[id] == byId[id]
-        && ringCapacity[id] == capacityById[id];
+  /** Whether {@link #update}'s {@code keep} says member {@code id}'s tokens stay on the ring. */
+  private static boolean kept(boolean[] keep, int id) {
+    return id < keep.length && keep[id];
   }
 
   /**
@@ -414,11 +408,11 @@ final class TokenRing {
     int[] at = new int[total];
     int d = 0;
     for (int id = 0; id < keep.length; id++) {
-      Member m = ringIds[id];
+      Member m = byId[id];
       if (keep[id] || m == null) {
         continue;
       }
-      int n = tokensFor(ringCapacity[id]);
+      int n = tokensFor(capacityById[id]);
       for (int j = 0; j < n; j++) {
         long token = tokenPosition(m, j) | id;
         int t = tokenIndex(token);
