@@ -123,4 +123,17 @@ interface Assignment {
   default int heldOutside(Member member) {
     return 0;
   }
+
+  /**
+   * Whether every owner in this view was written by the placers, or unassigned by the engine as
+   * an operation's orphans: nothing else (the engine's per-collector limit) moves or unassigns
+   * a target here. A layer that left every target of the view with an owner of its choosing may
+   * then find, on a collector change, what lost its owner among the change's orphans instead of
+   * reading every owner. False unless the view says so.
+   *
+   * @return whether owners change only as the placers and the orphans say
+   */
+  default boolean ownersAsPlaced() {
+    return false;
+  }
 }

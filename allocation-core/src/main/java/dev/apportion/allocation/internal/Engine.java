@@ -141,7 +141,7 @@ final class Engine implements Allocator {
     this.placer = placer;
     this.listeners = List.copyOf(listeners);
     this.movedShareWarning = movedShareWarning;
-    this.slots = new Slots(keyMask);
+    this.slots = new Slots(keyMask, !limits.active());
   }
 
   /**

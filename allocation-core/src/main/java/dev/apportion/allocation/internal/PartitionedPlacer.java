@@ -58,8 +58,10 @@ import org.slf4j.LoggerFactory;
  * a collector that gave a node another zone, a new topology), and a member's value is kept while
  * its collector object is. When, besides, every target stays in its group (the view's targets
  * are the same, every collector that stays is in its partition, the partitions with collectors
- * are the same and none is over the skew limit) the groups' lists are kept and one pass over
- * the view finds what each group has unassigned ({@link #keepGroups}); {@code per-node}'s pool,
+ * are the same and none is over the skew limit) the groups' lists are kept and what each group
+ * has unassigned is found among the change's orphans, O(orphans), or by one pass over the view
+ * when the engine's per-collector limit may have moved targets ({@link #keepGroups}); {@code
+ * per-node}'s pool,
  * whose targets come and go with its collectors, takes the full reconcile. An unchanged re-set
  * of the targets costs nothing here.
  */
@@ -85,6 +87,12 @@ final class PartitionedPlacer implements Placer {
   private int[] stamp = new int[16];
   private int round;
   /**
+   * The stamp the slots of the last reconcile's view carry: the round of the last full
+   * reconcile, which {@link #keepGroups} (the same view) leaves as it is rather than stamping
+   * every slot again.
+   */
+  private int viewStamp;
+  /**
    * By slot: the key value the last reconcile found, valid for the slots in its view while no
    * target has changed since ({@link #keysRound}) and the key resolves as it did
    * ({@link #keysVersion}).
@@ -105,6 +113,8 @@ final class PartitionedPlacer implements Placer {
   private boolean[] keptWithMembers = new boolean[0];
   /** How many collector changes {@link #keepGroups} handled (for tests). */
   int keptGroups;
+  /** Of {@link #keptGroups}, those that read the orphans only, not the view (for tests). */
+  int keptFromOrphans;
   /** Scratch by view index: each target's group this reconcile, and whether it has a value. */
   private int[] want = new int[0];
   private boolean[] keyed = new boolean[0];
@@ -355,7 +365,7 @@ final class PartitionedPlacer implements Placer {
         }
       }
     }
-    if (reuse && keepGroups(members, view, change, r, memberGroup, memberLists)) {
+    if (reuse && keepGroups(members, view, change, memberGroup, memberLists)) {
       keysRound = r;
       keysVersion = version;
       return;
@@ -386,7 +396,7 @@ final class PartitionedPlacer implements Placer {
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
       String k;
-      boolean kept = reuse && stamp[slot] == r - 1;
+      boolean kept = reuse && stamp[slot] == viewStamp;
       if (kept) {
         k = keyOf[slot];
       } else {
@@ -511,6 +521,7 @@ final class PartitionedPlacer implements Placer {
     for (int g = 0; g < groups; g++) {
       byId[g].swap();
     }
+    viewStamp = r;
     applyGroups(memberLists, globalList, view, change);
     // Valid only once every group has applied the reconcile (not if a placer failed midway).
     keysRound = r;
@@ -558,6 +569,19 @@ final class PartitionedPlacer implements Placer {
     return any;
   }
 
+  /**
+   * {@link #keepGroups}' look at one target of the view: unassigned in its group when its
+   * holder left or is outside the group. A cluster-wide target's holder is a current member
+   * (every one is in that group here): the engine unassigned the departed members' targets
+   * before this call.
+   */
+  private void collectUnassigned(Assignment view, int slot, int[] memberGroup) {
+    int gid = groupOf[slot];
+    Member o = view.ownerOf(slot);
+    boolean mayHold = o != null && (gid == GLOBAL || inPartition(o, gid, memberGroup));
+    collectUnassigned(byId[gid], view, slot, o, mayHold);
+  }
+
   /** Whether {@code m} is a collector of partition {@code gid} now. */
   private static boolean inPartition(Member m, int gid, int[] memberGroup) {
     return m.id() < memberGroup.length && memberGroup[m.id()] == gid;
@@ -602,13 +626,14 @@ final class PartitionedPlacer implements Placer {
    * (the engine's own view in a collector change), each keeps its key value ({@code reuse}),
    * every collector that stays is in the partition it was in, the partitions with collectors are
    * the same, and no partition is over the skew limit, before or now. Then the groups' lists
-   * stand as they are, and one pass over the view finds what each group has unassigned (the
-   * departed collectors' targets, and any target whose holder is outside its group); the
-   * wrapped placers are handed the change as by a full reconcile. Returns false, having changed
-   * nothing, when a condition does not hold.
+   * stand as they are, and what each group has unassigned (the departed collectors' targets, and
+   * any target whose holder is outside its group) is found among the change's orphans when the
+   * view's owners change only as placed ({@link Assignment#ownersAsPlaced}), else by one pass
+   * over the view; the wrapped placers are handed the change as by a full reconcile. Returns
+   * false, having changed nothing, when a condition does not hold.
    */
   private boolean keepGroups(Members members, Assignment view, CollectorSetChange change,
-      int r, int[] memberGroup, Map<String, List<Member>> memberLists) {
+      int[] memberGroup, Map<String, List<Member>> memberLists) {
     if (!change.viewChangeKnown() || !change.arrivals().isEmpty()
         || !change.departures().isEmpty() || keptSpills != 0 || keptMemberGroup == null) {
       return false;
@@ -645,16 +670,20 @@ final class PartitionedPlacer implements Placer {
       byId[g].departed.clear();
       byId[g].unplaced = new IntList();
     }
-    for (int i = 0; i < n; i++) {
-      int slot = view.slotAt(i);
-      int gid = groupOf[slot];
-      Group grp = byId[gid];
-      stamp[slot] = r;
-      Member o = view.ownerOf(slot);
-      // A cluster-wide target's holder is a current member (every one is in that group here):
-      // the engine unassigned the departed members' targets before this call.
-      boolean mayHold = o != null && (gid == GLOBAL || inPartition(o, gid, memberGroup));
-      collectUnassigned(grp, view, slot, o, mayHold);
+    if (view.ownersAsPlaced()) {
+      // The last reconcile left every target with an owner of its group, and only the placers
+      // and this change's orphans have changed owners since: what lost its owner is among the
+      // orphans (in the view's order, so each group's in its list's order). The slots keep the
+      // stamp of the last full reconcile, which is this view's.
+      IntList orphans = change.orphans();
+      for (int i = 0; i < orphans.size(); i++) {
+        collectUnassigned(view, orphans.get(i), memberGroup);
+      }
+      keptFromOrphans++;
+    } else {
+      for (int i = 0; i < n; i++) {
+        collectUnassigned(view, view.slotAt(i), memberGroup);
+      }
     }
     applyGroups(memberLists, members, view, change);
     report(keptOut, 0, keptHomeless);

@@ -56,6 +56,8 @@ final class Slots implements Assignment {
   static final int REMOVED = -3;
 
   private final long keyMask;
+  /** See {@link #ownersAsPlaced()}: fixed when the engine is built. */
+  private final boolean ownersAsPlaced;
   private final SlotTable table = new SlotTable(this::keyOf);
   private final SlotOrder sorter = new SlotOrder();
 
@@ -149,8 +151,15 @@ final class Slots implements Assignment {
    * Slots keyed by {@code target.hash() & keyMask}: {@code -1} in production; tests pass a
    * narrow mask to force identity-hash collisions.
    */
-  Slots(long keyMask) {
+  Slots(long keyMask, boolean ownersAsPlaced) {
     this.keyMask = keyMask;
+    this.ownersAsPlaced = ownersAsPlaced;
+  }
+
+  /** True when no per-collector limit is set: only placers and orphans change owners. */
+  @Override
+  public boolean ownersAsPlaced() {
+    return ownersAsPlaced;
   }
 
   // ---- reading ----

@@ -163,6 +163,10 @@ class PartitionIncrementalTest {
         // Collector changes in a row keep every target's partition: most take the short way.
         assertTrue(built.partitioned().keptGroups > 0,
             "seed " + seed + ": no collector change kept the groups");
+        // With no per-collector limit, each of them found what lost its owner among the
+        // change's orphans, without reading the view's 1500 owners.
+        assertEquals(built.partitioned().keptGroups, built.partitioned().keptFromOrphans,
+            "seed " + seed);
       }
       // The cluster-wide group has every collector unless a partition spilled: it takes the
       // engine's change as it is.

@@ -33,6 +33,9 @@ class FreshAllocatorEquivalenceTest {
             PropertyRunner.forStrategy("consistent-hashing").generator(WEIGHTED)),
         Arguments.of("consistent-hashing, zone-aware", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("consistent-hashing", b -> b.zoneAware().maxSkew(1.5))),
+        Arguments.of("consistent-hashing, zone-aware, no skew limit",
+            (Supplier<PropertyRunner>) () ->
+                PropertyRunner.forStrategy("consistent-hashing", b -> b.zoneAware())),
         Arguments.of("rendezvous", (Supplier<PropertyRunner>) () ->
             PropertyRunner.forStrategy("rendezvous")),
         Arguments.of("rendezvous, costs and capacities", (Supplier<PropertyRunner>) () ->
