@@ -1,6 +1,7 @@
 package dev.apportion.allocation.internal;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * {@code consistent-hashing}'s matching for a change, started from the last one, with exactly
@@ -22,14 +23,15 @@ import java.util.Arrays;
  * owner changed, and the rejected ones, are written to the assignment.
  *
  * <p><b>When.</b> A count placement: every cost 1, equal capacities, no per-collector limit, no
- * target set aside, no cost change pending; a change of targets, or collectors only added or only
- * removed (none re-weighted), with the sort keys' widths unchanged. The view may be the engine's,
- * a partition's ({@link PartitionedPlacer}) or per-node's pool: a change of targets names the
+ * target set aside, no cost change pending; a change of targets, or collectors added, removed or
+ * both (one replaced by another; none re-weighted), with the sort keys' widths unchanged. The
+ * view may be the engine's, a partition's ({@link PartitionedPlacer}) or per-node's pool: a
+ * change of targets names the
  * targets that came and left (the caller's contract for {@code targetsChanged}; a partition that
  * cannot say so calls {@link Placer#viewChangedUnsaid}), and a partition's collector change,
  * which can change its targets in the same call, names them too, counted like a change of
- * targets. Anything else (costs, capacities, limits, a collector replaced in one call, a view
- * change not said) is placed from scratch, which records the state again.
+ * targets. Anything else (costs, capacities, limits, a view change not said) is placed from
+ * scratch, which records the state again.
  *
  * <p><b>Cost.</b> O(changed targets x log n) to find owners, plus for each over-full collector
  * concerned O(tokens x log n + its targets), plus the probe rounds over round 1's rejected
@@ -422,10 +424,12 @@ final class IncrementalMatching {
   boolean collectorsChanged(CollectorSetChange change, Assignment assignment) {
     int n = assignment.size();
     Members after = change.after();
-    boolean onlyAdded = change.removed().isEmpty() && !change.added().isEmpty();
-    boolean onlyRemoved = change.added().isEmpty() && !change.removed().isEmpty();
+    boolean anyRemoved = !change.removed().isEmpty();
+    boolean anyAdded = !change.added().isEmpty();
     if (!valid || change.before() != validFor || n == 0 || !change.reweighted().isEmpty()
-        || !(onlyAdded || onlyRemoved) || !change.viewChangeKnown()
+        || !(anyAdded || anyRemoved) || !change.viewChangeKnown()
+        // Removed and added with none staying: no ring between the two to continue on.
+        || (anyRemoved && change.added().size() >= after.size())
         || !eligible(after, assignment)) {
       return false;
     }
@@ -446,13 +450,16 @@ final class IncrementalMatching {
     // The targets that left: round 1 offered them to their owner on the ring before it changes.
     withdraw(departures, assignment);
     arrivalSlots.set(arrivals);
-    if (onlyRemoved) {
-      // Their targets, found on the ring before it changes, then given their new owners.
+    if (anyRemoved) {
+      // Their targets, found on the ring before it changes, then given their new owners. When
+      // collectors came too (one replaced by another: a rolling update), first on the ring of
+      // the members that stayed, then as below for the new ones' arcs: the counts, kept keys and
+      // owners pass through the same steps as a removal and an addition in two calls would.
       arcPositions.clear();
       for (Member x : change.removed()) {
         arcsOf(x, assignment, n, arcPositions, null, false);
       }
-      ring.update(after);
+      ring.update(anyAdded ? without(after, change.added()) : after);
       if (BoundedMatching.idBits(ring.idSpan()) != idBits) {
         return false;
       }
@@ -483,7 +490,8 @@ final class IncrementalMatching {
         touched.add(s);
         touchedOwner.add(id);
       }
-    } else {
+    }
+    if (anyAdded) {
       ring.update(after);
       int span = ring.idSpan();
       if (BoundedMatching.idBits(span) != idBits) {
@@ -529,6 +537,23 @@ final class IncrementalMatching {
     // The targets that came: offered to their owner on the new ring.
     offer(arrivals, assignment);
     return finish(after, assignment, n);
+  }
+
+  /** {@code members} less {@code gone}, in the same order. */
+  private static Members without(Members members, List<Member> gone) {
+    Member[] all = members.array();
+    boolean[] isGone = new boolean[Math.max(0, members.maxId()) + 1];
+    for (Member m : gone) {
+      isGone[m.id()] = true;
+    }
+    Member[] kept = new Member[all.length - gone.size()];
+    int k = 0;
+    for (Member m : all) {
+      if (!isGone[m.id()]) {
+        kept[k++] = m;
+      }
+    }
+    return new Members(kept);
   }
 
   private static boolean unitCosts(IntList slots, Assignment assignment) {
