@@ -136,4 +136,16 @@ interface Assignment {
   default boolean ownersAsPlaced() {
     return false;
   }
+
+  /**
+   * Whether the current operation may have given a target of this view other labels (a target
+   * known before, kept in its slot with a new instance): a layer that keys targets by their
+   * labels then looks every target up again, rather than only the added ones. True unless the
+   * view knows otherwise.
+   *
+   * @return false only when no target of this view was relabeled in this operation
+   */
+  default boolean mayHaveRelabeled() {
+    return true;
+  }
 }

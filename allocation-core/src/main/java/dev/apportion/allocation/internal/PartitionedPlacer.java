@@ -62,8 +62,11 @@ import org.slf4j.LoggerFactory;
  * has unassigned is found among the change's orphans, O(orphans), or by one pass over the view
  * when the engine's per-collector limit may have moved targets ({@link #keepGroups}); {@code
  * per-node}'s pool,
- * whose targets come and go with its collectors, takes the full reconcile. An unchanged re-set
- * of the targets costs nothing here.
+ * whose targets come and go with its collectors, takes the full reconcile. A change of targets
+ * alone (none relabeled, the collectors as they were, each added target's partition with
+ * collectors, no partition over the skew limit) looks up the added targets' keys only and
+ * rebuilds the groups' lists by one pass over the view's slots ({@link #changeInPlace}). An
+ * unchanged re-set of the targets costs nothing here.
  */
 final class PartitionedPlacer implements Placer {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedPlacer.class);
@@ -111,6 +114,11 @@ final class PartitionedPlacer implements Placer {
   private Set<String> keptHomeless = Set.of();
   private int[] keptMemberGroup;
   private boolean[] keptWithMembers = new boolean[0];
+  /** The members and partitions' member lists the last reconcile grouped by. */
+  private Members keptMembers;
+  private Map<String, List<Member>> keptMemberLists = Map.of();
+  /** How many target changes {@link #changeInPlace} handled (for tests). */
+  int changedInPlace;
   /** How many collector changes {@link #keepGroups} handled (for tests). */
   int keptGroups;
   /** Of {@link #keptGroups}, those that read the orphans only, not the view (for tests). */
@@ -152,11 +160,138 @@ final class PartitionedPlacer implements Placer {
   @Override
   public void targetsChanged(IntList added, IntList removed, Members members,
       Assignment assignment) {
-    keysRound = -1;
     if (members.isEmpty() || (added.isEmpty() && removed.isEmpty())) {
+      keysRound = -1;
       return;
     }
+    if (changeInPlace(added, removed, members, assignment)) {
+      return;
+    }
+    keysRound = -1;
     reconcile(members, assignment, null);
+  }
+
+  /**
+   * A change of targets alone that leaves every other target in its group: the last reconcile's
+   * keys and groups hold (nothing invalidated them since, the members are the same object, no
+   * target was relabeled, no partition is over the skew limit before or after), every owner of
+   * the view is a placer's ({@link Assignment#ownersAsPlaced}), and each added target's key value
+   * is that of a partition with collectors, or none. Then only the added targets' keys are looked
+   * up; each group's list is rebuilt by one pass over the view's slots (no target read), and
+   * each group's placer is handed its arrivals and departures, as {@link #reconcile} would hand
+   * them: the last reconcile left every target of a group with an owner of that group, so the
+   * arrivals are all a group has unassigned. Returns false, having changed nothing, when a
+   * condition does not hold.
+   */
+  @SuppressWarnings("ReferenceEquality") // the same Members object: the groups' members hold
+  private boolean changeInPlace(IntList added, IntList removed, Members members,
+      Assignment view) {
+    long version = key.version();
+    if (keysRound != round || keysVersion != version || members != keptMembers
+        || keptSpills != 0 || keptMemberGroup == null || !view.ownersAsPlaced()
+        || view.mayHaveRelabeled() || keptWithMembers.length < groups) {
+      return false;
+    }
+    int[] addedGroup = new int[added.size()];
+    String[] addedKey = new String[added.size()];
+    int[] count = new int[groups];
+    for (int g = 0; g < groups; g++) {
+      count[g] = byId[g].slots.size();
+    }
+    // The added targets' groups, by the key value's instance first (values are few: zones).
+    String lastKey = null;
+    int lastGroup = GLOBAL;
+    int maxSlot = -1;
+    for (int i = 0; i < added.size(); i++) {
+      int slot = added.get(i);
+      maxSlot = Math.max(maxSlot, slot);
+      String k = key.of(view.target(slot));
+      int gid = GLOBAL;
+      if (k != null) {
+        if (k == lastKey || k.equals(lastKey)) {
+          gid = lastGroup;
+          k = lastKey;
+        } else {
+          Group grp = byKey.get(k);
+          if (grp == null || !keptWithMembers[grp.id]) {
+            return false; // a target outside its partition: the full reconcile logs it
+          }
+          gid = grp.id;
+          lastKey = k;
+          lastGroup = gid;
+        }
+      }
+      Group grp = byId[gid];
+      if (grp.placer == null || grp.members.isEmpty()) {
+        return false;
+      }
+      addedGroup[i] = gid;
+      addedKey[i] = k;
+      count[gid]++;
+    }
+    int out = keptOut;
+    for (int i = 0; i < removed.size(); i++) {
+      int slot = removed.get(i);
+      int gid = slot < groupOf.length ? groupOf[slot] : -1;
+      if (gid < 0) {
+        return false;
+      }
+      count[gid]--;
+      if (gid == GLOBAL && keyOf[slot] != null) {
+        out--;
+      }
+    }
+    if (spills(members, view, keptMemberGroup, keptMemberLists, view.size(), count,
+        new long[groups], new boolean[groups])) {
+      return false;
+    }
+    // From here on nothing fails over to the full reconcile.
+    if (maxSlot >= 0) {
+      ensure(maxSlot);
+    }
+    for (int g = 0; g < groups; g++) {
+      Group grp = byId[g];
+      grp.arrived.clear();
+      grp.departed.clear();
+      grp.unplaced = new IntList();
+      grp.next.clear();
+    }
+    // Departures in the removed list's order (the view's before this change, so each group's
+    // in its last list's order), then arrivals in the added list's (the view's).
+    for (int i = 0; i < removed.size(); i++) {
+      int slot = removed.get(i);
+      byId[groupOf[slot]].departed.add(slot);
+      groupOf[slot] = -1;
+    }
+    for (int i = 0; i < added.size(); i++) {
+      int slot = added.get(i);
+      Group grp = byId[addedGroup[i]];
+      grp.arrived.add(slot);
+      grp.unplaced.add(slot);
+      groupOf[slot] = addedGroup[i];
+      keyOf[slot] = addedKey[i];
+      stamp[slot] = viewStamp;
+    }
+    int n = view.size();
+    for (int i = 0; i < n; i++) {
+      int slot = view.slotAt(i);
+      byId[groupOf[slot]].next.add(slot);
+    }
+    for (int g = 0; g < groups; g++) {
+      byId[g].swap();
+    }
+    lastViewEmpty = n == 0;
+    // Valid again only once every group has taken the change (not if a placer failed midway).
+    keysRound = -1;
+    for (Group grp : byKey.values()) {
+      grp.targetsChanged(view);
+    }
+    global.targetsChanged(view);
+    keysRound = round;
+    report(out, 0, keptHomeless);
+    keptOut = out;
+    changedInPlace++;
+    return true;
   }
 
   @Override
@@ -532,6 +667,8 @@ final class PartitionedPlacer implements Placer {
     keptHomeless = homeless;
     keptMemberGroup = memberGroup;
     keptWithMembers = withMembers(memberLists);
+    keptMembers = members;
+    keptMemberLists = memberLists;
   }
 
   /**
@@ -688,6 +825,8 @@ final class PartitionedPlacer implements Placer {
     applyGroups(memberLists, members, view, change);
     report(keptOut, 0, keptHomeless);
     keptMemberGroup = memberGroup;
+    keptMembers = members;
+    keptMemberLists = memberLists;
     keptGroups++;
     return true;
   }
@@ -755,6 +894,14 @@ final class PartitionedPlacer implements Placer {
       if (recosted != null && placer != null && !members.isEmpty()) {
         parent = view;
         placer.costsChanged(recosted, members, this);
+      }
+    }
+
+    /** {@link #changeInPlace}'s hand-over: this group's arrivals and departures, if any. */
+    void targetsChanged(Assignment view) {
+      if (placer != null && !members.isEmpty() && (!unplaced.isEmpty() || !departed.isEmpty())) {
+        parent = view;
+        placer.targetsChanged(unplaced, departed, members, this);
       }
     }
 

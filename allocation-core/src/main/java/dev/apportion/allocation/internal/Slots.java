@@ -162,6 +162,12 @@ final class Slots implements Assignment {
     return ownersAsPlaced;
   }
 
+  /** Whether this operation relabeled a slot so far ({@link #relabeled()}). */
+  @Override
+  public boolean mayHaveRelabeled() {
+    return !relabeled.isEmpty();
+  }
+
   // ---- reading ----
 
   /** How many targets are known. */

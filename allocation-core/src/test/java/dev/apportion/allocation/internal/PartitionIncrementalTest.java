@@ -109,6 +109,7 @@ class PartitionIncrementalTest {
       engine.setTargets(ts);
       int collectorChanges = 0;
       int continuedChanges = 0;
+      int targetReplacements = 0;
       for (int step = 0; step < 50; step++) {
         int what = random.nextInt(5);
         int before = continued(built);
@@ -118,6 +119,7 @@ class PartitionIncrementalTest {
             ts.add(target(nextTarget++));
           }
           engine.setTargets(new ArrayList<>(ts));
+          targetReplacements++;
         } else if (what == 1) {
           // Some targets move to another node (their pods rescheduled, same address).
           for (int j = 1 + random.nextInt(20); j > 0; j--) {
@@ -167,6 +169,16 @@ class PartitionIncrementalTest {
         // change's orphans, without reading the view's 1500 owners.
         assertEquals(built.partitioned().keptGroups, built.partitioned().keptFromOrphans,
             "seed " + seed);
+      }
+      if (!perNode && Double.isNaN(maxSkew)) {
+        // Targets replaced (none relabeled, every zone with collectors, no skew limit): each
+        // such call looked up the new targets' zones only and kept every other target's group;
+        // so did the first placement, onto collectors set before.
+        assertTrue(targetReplacements > 0, "seed " + seed);
+        assertEquals(targetReplacements + 1, built.partitioned().changedInPlace, "seed " + seed);
+      } else if (perNode) {
+        // per-node's pool view does not say what was relabeled: the full reconcile, always.
+        assertEquals(0, built.partitioned().changedInPlace, "seed " + seed);
       }
       // The cluster-wide group has every collector unless a partition spilled: it takes the
       // engine's change as it is.
@@ -246,5 +258,69 @@ class PartitionIncrementalTest {
       }
       assertTrue(built.partitioned().emptySkips > 0, "seed " + seed + ": no change skipped");
     }
+  }
+
+  /**
+   * Zone-aware consistent-hashing with one zone (zone-2) that has no collector: its targets are
+   * placed cluster-wide and counted outside their partition. Replacing targets keeps every other
+   * target's group in place unless a new target is in zone-2 (then the full reconcile counts and
+   * logs it); a removed zone-2 target is uncounted either way. Every step: the placement and the
+   * count a fresh engine gives.
+   */
+  @org.junit.jupiter.api.Test
+  void targetChangesInPlaceCountWhatIsOutsideItsPartitionAsAFreshEngine() {
+    int homelessSteps = 0;
+    for (long seed = 1; seed <= 6; seed++) {
+      Random random = new Random(seed * 31);
+      Built built = build(false, Double.NaN);
+      Engine engine = built.engine();
+      List<Collector> cs = new ArrayList<>();
+      for (int i = 0; i < 45; i++) {
+        if (i % 3 != 2) {
+          cs.add(collector(i));
+        }
+      }
+      List<Target> ts = new ArrayList<>();
+      int next = 0;
+      for (; next < 1500; next++) {
+        ts.add(target(next));
+      }
+      engine.setCollectors(cs);
+      engine.setTargets(ts);
+      assertTrue(engine.snapshot().outsidePartition() > 0, "seed " + seed);
+      int inPlace = 0;
+      for (int step = 0; step < 40; step++) {
+        boolean intoZone2 = random.nextInt(4) == 0;
+        int before = built.partitioned().changedInPlace;
+        // A new zone-2 target (one with a node label: one in twenty has none) goes the full way.
+        boolean homelessAdded = false;
+        for (int j = 1 + random.nextInt(30); j > 0; j--) {
+          ts.remove(random.nextInt(ts.size()));
+          // On a node of zone 0 or 1, unless this step brings a target into zone 2.
+          int node = 3 * random.nextInt(20) + (intoZone2 && j == 1 ? 2 : random.nextInt(2));
+          Target t = target(next++, node);
+          homelessAdded |= node % 3 == 2 && t.labels().containsKey(NODE);
+          ts.add(t);
+        }
+        engine.setTargets(new ArrayList<>(ts));
+        boolean took = built.partitioned().changedInPlace > before;
+        Engine fresh = build(false, Double.NaN).engine();
+        fresh.setCollectors(cs);
+        fresh.setTargets(ts);
+        String at = "seed " + seed + " step " + step;
+        Fixtures.assertSamePlacement(fresh.snapshot(), engine.snapshot(), ts, at);
+        assertEquals(fresh.snapshot().outsidePartition(), engine.snapshot().outsidePartition(),
+            at);
+        if (!intoZone2) {
+          assertTrue(took, at + ": targets replaced within zones 0 and 1 took the full reconcile");
+        } else if (homelessAdded) {
+          assertTrue(!took, at + ": a new target outside its partition was changed in place");
+          homelessSteps++;
+        }
+        inPlace += took ? 1 : 0;
+      }
+      assertTrue(inPlace > 20, "seed " + seed + ": " + inPlace + " of 40 in place");
+    }
+    assertTrue(homelessSteps > 0, "no step brought a target outside its partition");
   }
 }
