@@ -212,11 +212,11 @@ final class PartitionedPlacer implements Placer {
           gid = lastGroup;
           k = lastKey;
         } else {
-          Group grp = byKey.get(k);
-          if (grp == null || !keptWithMembers[grp.id]) {
+          Group partition = byKey.get(k);
+          if (partition == null || !keptWithMembers[partition.id]) {
             return false; // a target outside its partition: the full reconcile logs it
           }
-          gid = grp.id;
+          gid = partition.id;
           lastKey = k;
           lastGroup = gid;
         }
@@ -251,13 +251,14 @@ final class PartitionedPlacer implements Placer {
     }
     for (int g = 0; g < groups; g++) {
       Group grp = byId[g];
-      grp.arrived.clear();
       grp.departed.clear();
       grp.unplaced = new IntList();
       grp.next.clear();
     }
     // Departures in the removed list's order (the view's before this change, so each group's
-    // in its last list's order), then arrivals in the added list's (the view's).
+    // in its last list's order), then arrivals in the added list's (the view's): all a group
+    // has unassigned. (A group's arrived list is read by collector changes only, which clear
+    // and fill it themselves.)
     for (int i = 0; i < removed.size(); i++) {
       int slot = removed.get(i);
       byId[groupOf[slot]].departed.add(slot);
@@ -265,9 +266,7 @@ final class PartitionedPlacer implements Placer {
     }
     for (int i = 0; i < added.size(); i++) {
       int slot = added.get(i);
-      Group grp = byId[addedGroup[i]];
-      grp.arrived.add(slot);
-      grp.unplaced.add(slot);
+      byId[addedGroup[i]].unplaced.add(slot);
       groupOf[slot] = addedGroup[i];
       keyOf[slot] = addedKey[i];
       stamp[slot] = viewStamp;
