@@ -8,9 +8,13 @@
  * {@link dev.apportion.allocation.spi.AllocationStrategyProvider}; {@code allocation-core}
  * provides the built-in ones.
  */
+// "module": the qualified export names allocation-core, which this module is compiled without.
+@SuppressWarnings("module")
 module dev.apportion.allocation {
   exports dev.apportion.allocation;
   exports dev.apportion.allocation.spi;
+  // Target identity's internals (the canonical encoding among them), for allocation-core only.
+  exports dev.apportion.allocation.identity to dev.apportion.allocation.core;
 
   uses dev.apportion.allocation.spi.AllocationStrategyProvider;
 }

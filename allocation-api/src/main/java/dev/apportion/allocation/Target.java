@@ -1,5 +1,8 @@
 package dev.apportion.allocation;
 
+import dev.apportion.allocation.identity.Canonical;
+import dev.apportion.allocation.identity.LabelArrays;
+import dev.apportion.allocation.identity.LabelMap;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +32,14 @@ import java.util.SortedMap;
  * surrogate is the byte {@code '?'}). The encoding is unambiguous (no two identities share it)
  * and, with XXH64's published specification, <b>stable across releases and JVMs</b>: every
  * replica that builds the same target computes the same hash.
+ *
+ * <h2>Address</h2>
+ * The address is given apart from the labels ({@code Target.of(job, address, labels)}), as a
+ * discovery loop reads it from them. When the labels carry {@code __address__} as well, the
+ * label must be the address itself: {@code Target.of("j", "a:1", Map.of("__address__", "b:2"))}
+ * throws an {@link IllegalArgumentException} naming both, rather than keep a target whose
+ * address and labels disagree (an {@code __address__} equal to the address is accepted, and is
+ * what Prometheus discovery gives).
  *
  * <h2>Node</h2>
  * {@link #node()} is the Kubernetes node the target lives on, resolved once from the first
@@ -62,13 +73,12 @@ import java.util.SortedMap;
  * target's array instead of copying it. Construction reads the map in one {@code forEach} pass and
  * copies the labels once. Each thread remembers the last few label <em>shapes</em> it saw (a map's
  * names in the order it iterates them): a map shaped like an earlier one (every pod of a job,
- * decoded alike) is placed in name order by a remembered permutation instead of a sort, its
- * metadata range and node and zone labels are not searched again, its names' encodings are copied
- * already encoded, and the target keeps the shape's instance of each name, so that a million
- * targets share each name instead of keeping a million copies. Other maps are sorted (unless they
- * come in name order already, as from a {@code TreeMap}). Construction encodes job, address and
- * labels once into a per-thread scratch buffer (no {@code byte[]} per string), and hashes the bytes
- * twice, with two seeds: the identity part gives {@link #hash()}, the whole encoding
+ * decoded alike) is placed in name order by a remembered permutation instead of a sort, and its
+ * names are neither searched nor encoded again; the target keeps the shape's instance of each
+ * name, so that a million targets share each name instead of keeping a million copies. Other maps
+ * are sorted (unless they come in name order already, as from a {@code TreeMap}). The job, the
+ * address and the labels are encoded once into a per-thread buffer (no {@code byte[]} per string)
+ * and hashed twice, with two seeds: the identity part gives {@link #hash()}, the whole encoding
  * {@link #labelsHash()}, an independent 64-bit value. Both are then read, never recomputed;
  * {@link #equals} and {@link #sameLabels} compare them first and allocate nothing. A collector
  * that builds the same targets refresh after refresh should use a {@link TargetInterner}, which
@@ -78,37 +88,7 @@ import java.util.SortedMap;
  */
 public final class Target {
   /** Labels whose name starts with this prefix are metadata, not identity. */
-  public static final String META_PREFIX = "__meta_";
-  /**
-   * The least string above every string that starts with {@link #META_PREFIX} ({@code '_' + 1} is
-   * {@code '`'}): the {@code __meta_*} labels are exactly those in {@code [META_PREFIX, META_END)}.
-   */
-  private static final String META_END = "__meta`";
-
-  private static final String[] NODE_LABELS = {
-    "__meta_kubernetes_pod_node_name",
-    "__meta_kubernetes_node_name",
-    "__meta_kubernetes_endpoint_node_name",
-  };
-  private static final String SLICE_KIND = "__meta_kubernetes_endpointslice_address_target_kind";
-  private static final String SLICE_NAME = "__meta_kubernetes_endpointslice_address_target_name";
-  private static final String ENDPOINT_KIND = "__meta_kubernetes_endpoint_address_target_kind";
-  private static final String ENDPOINT_NAME = "__meta_kubernetes_endpoint_address_target_name";
-  private static final String SLICE_ENDPOINT_NODE = "__meta_kubernetes_endpointslice_endpoint_node_name";
-  private static final String[] ZONE_LABELS = {
-    "__meta_kubernetes_endpointslice_endpoint_zone",
-    "__meta_kubernetes_node_label_topology_kubernetes_io_zone",
-  };
-
-  private static final String[] NO_LABELS = {};
-  /** The version byte that opens the identity encoding. */
-  private static final int ENCODING_VERSION = 1;
-  /**
-   * {@link #labelsHash()} is XXH64, with this seed, of the identity encoding followed by the
-   * metadata labels' encoding (any fixed seed other than 0 keeps it independent of the identity
-   * hash).
-   */
-  private static final long LABELS_SEED = 0x9E3779B97F4A7C15L;
+  public static final String META_PREFIX = LabelArrays.META_PREFIX;
   /** The cost of a target no cost was attached to. */
   public static final long DEFAULT_COST = 1L;
 
@@ -120,8 +100,6 @@ public final class Target {
    * @since 0.1.0
    */
   public static final long MAX_COST = 1L << 40;
-  /** Up to this many labels, insertion sort; above, a merge sort. */
-  private static final int INSERTION_SORT_MAX = 16;
 
   private final String job;
   private final String address;
@@ -158,49 +136,21 @@ public final class Target {
     this.cost = cost;
   }
 
-  /** {@code kv} must be strictly ascending by name, without nulls, and never written again. */
-  private Target(String job, String address, String[] kv) {
-    this(job, address, kv, null, Scratch.start());
-  }
-
   /**
-   * {@code kv} must be strictly ascending by name, without nulls, and never written again; {@code
-   * shape}, when not null, is the shape of its names (then its metadata range, the positions of
-   * the labels node and zone are read from, and the names' encodings come from it).
+   * A target of {@code kv}, the label array {@code c} read or arranged last (strictly ascending by
+   * name, without nulls, never written again): {@code c} derives the rest.
    */
-  private Target(String job, String address, String[] kv, LabelShape shape, Scratch s) {
+  private Target(String job, String address, String[] kv, Canonical c) {
+    c.derive(job, address, kv);
     this.job = job;
     this.address = address;
     this.kv = kv;
-    int pairs = kv.length >> 1;
-    s.length = 0;
-    int[] special;
-    if (shape != null) {
-      this.metaFrom = shape.metaFrom;
-      this.metaTo = shape.metaTo;
-      special = shape.special;
-    } else {
-      this.metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
-      this.metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
-      special = s.special;
-      findSpecial(kv, metaFrom, metaTo, special);
-    }
-    this.node = resolveNode(kv, special);
-    this.zone = firstNonBlank(kv, special, ZONE_FROM, SPECIAL.length);
-
-    s.writeByte(ENCODING_VERSION);
-    s.writeString(job);
-    s.writeString(address);
-    s.writePairs(kv, 0, metaFrom, shape);
-    s.writePairs(kv, metaTo, pairs, shape);
-    int identityLength = s.length;
-    s.writePairs(kv, metaFrom, metaTo, shape);
-    this.hash = XxHash64.hash(s.bytes, 0, identityLength, 0);
-    // Over the whole encoding with its own seed, not seeded with `hash`: two distinct targets
-    // whose identity hashes collide must still differ here, or an allocator could not tell them
-    // apart without comparing strings.
-    this.labelsHash = XxHash64.hash(s.bytes, 0, s.length, LABELS_SEED);
-    s.finish();
+    this.metaFrom = c.metaFrom();
+    this.metaTo = c.metaTo();
+    this.node = c.node();
+    this.zone = c.zone();
+    this.hash = c.hash();
+    this.labelsHash = c.labelsHash();
     this.cost = DEFAULT_COST;
   }
 
@@ -208,83 +158,36 @@ public final class Target {
    * A target.
    *
    * <p>Passing another target's {@link #labels()} (or a sub-map of them) reuses or slices its
-   * label array without validating or sorting again: {@code Target.of(job, newAddress,
+   * label array without validating or sorting again: {@code Target.of(job, address,
    * old.labels())} costs the two hashes and little else. A map that iterates in name order
    * already (a {@code TreeMap}, a {@code SortedMap} in natural order) is copied without sorting.
    *
    * @param job the scrape job's name; not null, not blank
    * @param address the address scraped (host:port or URL); not null, not blank
    * @param labels the target's labels, including any {@code __meta_*} discovery labels; not null,
-   *     no null names or values. The map is copied (or, if it is another target's labels, shared:
-   *     those never change).
+   *     no null names or values; an {@code __address__} label, if any, equal to {@code address}.
+   *     The map is copied (or, if it is another target's labels, shared: those never change).
    * @return the target
    * @throws NullPointerException if an argument, a label name or a label value is null
-   * @throws IllegalArgumentException if {@code job} or {@code address} is blank, or a label name
-   *     is empty (label values may be empty)
+   * @throws IllegalArgumentException if {@code job} or {@code address} is blank, a label name is
+   *     empty (label values may be empty), or the labels' {@code __address__} is not {@code
+   *     address}
    */
   public static Target of(String job, String address, Map<String, String> labels) {
     checkJobAndAddress(job, address);
     Objects.requireNonNull(labels, "target labels must not be null");
-    String[] kv;
-    if (labels instanceof LabelMap m) {
-      kv = m.coversArray() ? m.kv : Arrays.copyOfRange(m.kv, m.from << 1, m.to << 1);
-      return new Target(job, address, kv);
-    }
-    Scratch s = Scratch.start();
-    PairReader r = s.reader();
-    try {
-      int size = labels.size();
-      r.start(size);
-      LabelShape last = s.shapes.last();
-      if (last != null && last.size() == size) {
-        r.expect(last);
-      }
-      labels.forEach(r);
-      if (r.readAsExpected()) {
-        return new Target(job, address, r.arranged, r.expected(), s);
-      }
-      return r.invalid ? new Target(job, address, copy(labels)) : ofPairs(job, address, r.kv,
-          r.pairs, s);
-    } finally {
-      // Also when the map's forEach throws: the thread keeps its reader.
-      s.release(r);
-    }
+    Canonical c = Canonical.get();
+    return new Target(job, address, c.read(labels), c);
   }
 
   /**
    * A target of the first {@code pairs} pairs of {@code in}: valid pairs (names neither null nor
-   * empty, values not null) in any order, read, not kept. The names are those of the thread's
-   * {@link LabelShape} when one matches (one instance per distinct name, and no sort), else
-   * sorted here and remembered as a new shape.
+   * empty, values not null) in any order, read, not kept. {@code c} is the calling thread's
+   * {@link Canonical}; its {@link Canonical#shape() shape()} is then the shape of the target's
+   * names (null if it has none).
    */
-  static Target ofPairs(String job, String address, String[] in, int pairs) {
-    return ofPairs(job, address, in, pairs, Scratch.start());
-  }
-
-  private static Target ofPairs(String job, String address, String[] in, int pairs, Scratch s) {
-    if (pairs == 0) {
-      return new Target(job, address, NO_LABELS);
-    }
-    LabelShape shape = s.shapes.find(in, pairs);
-    if (shape != null) {
-      return new Target(job, address, shape.arrange(in), shape, s);
-    }
-    String[] kv = Arrays.copyOf(in, pairs << 1);
-    int kept = pairs;
-    if (!strictlyAscending(kv, pairs)) {
-      sort(kv, pairs);
-      kept = dropDuplicates(kv, pairs);
-    }
-    if (kept != pairs) {
-      return new Target(job, address, Arrays.copyOf(kv, kept << 1));
-    }
-    int metaFrom = LabelMap.lowerBound(kv, 0, pairs, META_PREFIX);
-    int metaTo = LabelMap.lowerBound(kv, metaFrom, pairs, META_END);
-    int[] special = new int[SPECIAL.length];
-    findSpecial(kv, metaFrom, metaTo, special);
-    shape = LabelShape.of(in, kv, metaFrom, metaTo, special);
-    s.shapes.add(shape);
-    return new Target(job, address, kv, shape, s);
+  static Target ofPairs(String job, String address, String[] in, int pairs, Canonical c) {
+    return new Target(job, address, c.arrange(in, pairs), c);
   }
 
   /** Throws what {@link #of} throws for a null or blank job or address. */
@@ -398,7 +301,6 @@ public final class Target {
    * allocate beyond the {@code Optional}.
    *
    * @return the zone, or empty when no label names one
-   * @since 0.2.0
    */
   public Optional<String> zone() {
     return Optional.ofNullable(zone);
@@ -503,397 +405,6 @@ public final class Target {
         sb.append(',');
       }
       sb.append(kv[i << 1]).append("=\"").append(kv[(i << 1) + 1]).append('"');
-    }
-  }
-
-  // ---- construction -----------------------------------------------------------------------------
-
-  /** The labels as a valid label array (see {@link #kv}), validated. */
-  private static String[] copy(Map<String, String> labels) {
-    if (labels.isEmpty()) {
-      return NO_LABELS;
-    }
-    // size() is a hint only: a concurrent map may change while it is iterated.
-    String[] kv = new String[Math.max(labels.size(), 1) << 1];
-    int n = 0;
-    for (Map.Entry<String, String> e : labels.entrySet()) {
-      String name = e.getKey();
-      if (name == null) {
-        throw new NullPointerException("target label name must not be null");
-      }
-      String value = e.getValue();
-      if (value == null) {
-        throw new NullPointerException("target label '" + name + "' must not have a null value");
-      }
-      if (name.isEmpty()) {
-        // Prometheus label names match [a-zA-Z_][a-zA-Z0-9_]*: an empty one is a caller's bug.
-        throw new IllegalArgumentException("target label name must not be empty (its value is '"
-            + value + "')");
-      }
-      if (n << 1 == kv.length) {
-        kv = Arrays.copyOf(kv, kv.length << 1);
-      }
-      kv[n << 1] = name;
-      kv[(n << 1) + 1] = value;
-      n++;
-    }
-    if (!strictlyAscending(kv, n)) {
-      sort(kv, n);
-      n = dropDuplicates(kv, n);
-    }
-    if (n == 0) {
-      return NO_LABELS;
-    }
-    return n << 1 == kv.length ? kv : Arrays.copyOf(kv, n << 1);
-  }
-
-  private static boolean strictlyAscending(String[] kv, int pairs) {
-    for (int i = 1; i < pairs; i++) {
-      if (kv[(i - 1) << 1].compareTo(kv[i << 1]) >= 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Sorts the first {@code pairs} pairs by name; stable, so equal names keep their order. */
-  private static void sort(String[] kv, int pairs) {
-    if (pairs <= INSERTION_SORT_MAX) {
-      insertionSort(kv, 0, pairs);
-    } else {
-      mergeSort(kv, new String[pairs << 1], 0, pairs);
-    }
-  }
-
-  /**
-   * Binary insertion sort: label names often share long prefixes ({@code __meta_kubernetes_...}),
-   * so comparisons cost more than moves, and this makes about {@code n log n} of them.
-   */
-  private static void insertionSort(String[] kv, int from, int to) {
-    for (int i = from + 1; i < to; i++) {
-      String name = kv[i << 1];
-      // The first pair in [from, i) whose name is above `name`: after any equal ones (stable).
-      int lo = from;
-      int hi = i;
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (kv[mid << 1].compareTo(name) <= 0) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      if (lo == i) {
-        continue;
-      }
-      String value = kv[(i << 1) + 1];
-      System.arraycopy(kv, lo << 1, kv, (lo + 1) << 1, (i - lo) << 1);
-      kv[lo << 1] = name;
-      kv[(lo << 1) + 1] = value;
-    }
-  }
-
-  private static void mergeSort(String[] kv, String[] tmp, int from, int to) {
-    if (to - from <= INSERTION_SORT_MAX) {
-      insertionSort(kv, from, to);
-      return;
-    }
-    int mid = (from + to) >>> 1;
-    mergeSort(kv, tmp, from, mid);
-    mergeSort(kv, tmp, mid, to);
-    if (kv[(mid - 1) << 1].compareTo(kv[mid << 1]) <= 0) {
-      return;
-    }
-    // Merge the left half (moved to tmp) with the right half (in place) into kv[from, to).
-    System.arraycopy(kv, from << 1, tmp, from << 1, (mid - from) << 1);
-    int i = from;
-    int j = mid;
-    int k = from;
-    while (i < mid && j < to) {
-      if (kv[j << 1].compareTo(tmp[i << 1]) < 0) {
-        kv[k << 1] = kv[j << 1];
-        kv[(k << 1) + 1] = kv[(j << 1) + 1];
-        j++;
-      } else {
-        kv[k << 1] = tmp[i << 1];
-        kv[(k << 1) + 1] = tmp[(i << 1) + 1];
-        i++;
-      }
-      k++;
-    }
-    System.arraycopy(tmp, i << 1, kv, k << 1, (mid - i) << 1);
-  }
-
-  /**
-   * Keeps the last of each run of equal names (as {@code Map.put} would), for maps whose entry
-   * set repeats a name (a broken or concurrently modified map). Returns the pairs kept.
-   */
-  private static int dropDuplicates(String[] kv, int pairs) {
-    int w = 0;
-    for (int r = 0; r < pairs; r++) {
-      if (w > 0 && kv[(w - 1) << 1].equals(kv[r << 1])) {
-        w--;
-      }
-      kv[w << 1] = kv[r << 1];
-      kv[(w << 1) + 1] = kv[(r << 1) + 1];
-      w++;
-    }
-    return w;
-  }
-
-  /**
-   * The labels {@link #node()} and {@link #zone()} are read from: the node labels in order of
-   * precedence ({@code 0..2}), then the endpointslice kind and name ({@code 3, 4}), the endpoints
-   * kind and name ({@code 5, 6}), the endpointslice endpoint node ({@code 7}), and the zone labels
-   * from {@link #ZONE_FROM} on.
-   */
-  static final String[] SPECIAL = {
-    NODE_LABELS[0], NODE_LABELS[1], NODE_LABELS[2],
-    SLICE_KIND, SLICE_NAME, ENDPOINT_KIND, ENDPOINT_NAME, SLICE_ENDPOINT_NODE,
-    ZONE_LABELS[0], ZONE_LABELS[1],
-  };
-  private static final int ZONE_FROM = 8;
-
-  /** Writes the pair index of each {@link #SPECIAL} label into {@code at}, -1 where absent. */
-  static void findSpecial(String[] kv, int metaFrom, int metaTo, int[] at) {
-    for (int k = 0; k < SPECIAL.length; k++) {
-      at[k] = metaFrom == metaTo ? -1 : LabelMap.indexOf(kv, metaFrom, metaTo, SPECIAL[k]);
-    }
-  }
-
-  private static String resolveNode(String[] kv, int[] at) {
-    String value = firstNonBlank(kv, at, 0, 3);
-    if (value == null) {
-      value = namedNode(kv, at[3], at[4]);
-    }
-    if (value == null) {
-      value = namedNode(kv, at[5], at[6]);
-    }
-    if (value == null) {
-      value = nonBlank(valueAt(kv, at[7]));
-    }
-    return value;
-  }
-
-  private static String firstNonBlank(String[] kv, int[] at, int from, int to) {
-    for (int k = from; k < to; k++) {
-      String value = nonBlank(valueAt(kv, at[k]));
-      if (value != null) {
-        return value;
-      }
-    }
-    return null;
-  }
-
-  /** The value of pair {@code name} when pair {@code kind}'s value is {@code Node}; else null. */
-  private static String namedNode(String[] kv, int kind, int name) {
-    return "Node".equals(valueAt(kv, kind)) ? nonBlank(valueAt(kv, name)) : null;
-  }
-
-  private static String nonBlank(String s) {
-    return s == null || s.isBlank() ? null : s;
-  }
-
-  private static String valueAt(String[] kv, int pair) {
-    return pair < 0 ? null : kv[(pair << 1) + 1];
-  }
-
-  /**
-   * A per-thread buffer the hash encodings are written into, so that hashing a target allocates
-   * nothing once the buffer has grown to the thread's largest target (buffers above {@link
-   * #RETAINED_MAX} bytes are dropped after use, so one huge target does not pin its memory).
-   * Strings are written as their unsigned LEB128 UTF-8 length and their UTF-8 bytes, exactly as
-   * {@code String.getBytes(UTF_8)} encodes them: ASCII one byte per char, surrogate pairs four
-   * bytes, an unpaired surrogate {@code '?'}.
-   *
-   * <p>Not reentrant: nothing between {@link #start()} and {@link #finish()} may start another
-   * encoding on the same thread (only {@code String} methods run there).
-   *
-   * <p>allocation-core's {@code dev.apportion.allocation.ownership.TargetKey#writeString} writes
-   * the same string encoding for its {@code onlyLabels} key. It is a second copy on purpose: this
-   * writer is private to the api module, and sharing it across the module boundary would mean
-   * exporting encoding internals from the public api. Both are pinned by golden values; keep
-   * them in step.
-   */
-  private static final class Scratch {
-    private static final int INITIAL = 256;
-    private static final int RETAINED_MAX = 1 << 16;
-    private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
-
-    byte[] bytes = new byte[INITIAL];
-    int length;
-    /** The positions of the {@link #SPECIAL} labels, for a target built without a shape. */
-    final int[] special = new int[SPECIAL.length];
-    /** The label shapes this thread has seen. */
-    final LabelShape.Cache shapes = new LabelShape.Cache();
-    private PairReader reader = new PairReader();
-
-    static Scratch start() {
-      Scratch s = LOCAL.get();
-      s.length = 0;
-      return s;
-    }
-
-    /**
-     * The thread's pair reader, or a new one if it is in use: a map's {@code forEach} runs the
-     * caller's code, which may build a target itself.
-     */
-    PairReader reader() {
-      PairReader r = reader;
-      if (r == null) {
-        return new PairReader();
-      }
-      reader = null;
-      return r;
-    }
-
-    void release(PairReader r) {
-      if (r.kv.length > RETAINED_MAX) {
-        r.kv = new String[32];
-      }
-      r.clear();
-      reader = r;
-    }
-
-    void finish() {
-      if (bytes.length > RETAINED_MAX) {
-        bytes = new byte[INITIAL];
-      }
-    }
-
-    private void ensure(long capacity) {
-      if (capacity > bytes.length) {
-        if (capacity > Integer.MAX_VALUE - 8) {
-          throw new IllegalArgumentException("target too large to hash: " + capacity + " bytes");
-        }
-        bytes = Arrays.copyOf(bytes, (int) Math.max(capacity, Math.min(
-            (long) bytes.length << 1, Integer.MAX_VALUE - 8)));
-      }
-    }
-
-    void writeByte(int b) {
-      ensure(length + 1L);
-      bytes[length++] = (byte) b;
-    }
-
-    /** Writes pairs {@code [from, to)}, their names from {@code shape}'s encodings if given. */
-    void writePairs(String[] kv, int from, int to, LabelShape shape) {
-      if (shape == null) {
-        for (int i = from << 1, end = to << 1; i < end; i++) {
-          writeString(kv[i]);
-        }
-        return;
-      }
-      byte[] names = shape.encoded;
-      int[] offsets = shape.offsets;
-      for (int p = from; p < to; p++) {
-        int start = offsets[p];
-        int n = offsets[p + 1] - start;
-        ensure((long) length + n);
-        System.arraycopy(names, start, bytes, length, n);
-        length += n;
-        writeString(kv[(p << 1) + 1]);
-      }
-    }
-
-    /**
-     * Writes {@code s} in one pass when it is ASCII: the chars are copied behind room for the
-     * length of an ASCII string; at the first other char the rest's UTF-8 length is counted and
-     * the ASCII prefix moved if the length takes another number of bytes.
-     */
-    void writeString(String s) {
-      int chars = s.length();
-      int prefix = lebSize(chars);
-      ensure((long) length + prefix + chars);
-      byte[] b = bytes;
-      int start = length + prefix;
-      int i = 0;
-      // A plain loop over charAt: measured faster here (JDK 17) than copying the chars out with
-      // getChars and checking and narrowing them in two array loops.
-      for (; i < chars; i++) {
-        char c = s.charAt(i);
-        if (c >= 0x80) {
-          break;
-        }
-        b[start + i] = (byte) c;
-      }
-      if (i == chars) {
-        writeLeb(b, length, chars);
-        length = start + chars;
-        return;
-      }
-      long utf8 = i + utf8Length(s, i);
-      ensure(length + 5L + utf8);
-      int utf8Prefix = lebSize((int) utf8);
-      b = bytes;
-      if (utf8Prefix != prefix) {
-        System.arraycopy(b, start, b, length + utf8Prefix, i);
-        start = length + utf8Prefix;
-      }
-      writeLeb(b, length, (int) utf8);
-      int p = start + i;
-      while (i < chars) {
-        char c = s.charAt(i++);
-        if (c < 0x80) {
-          b[p++] = (byte) c;
-        } else if (c < 0x800) {
-          b[p++] = (byte) (0xC0 | (c >> 6));
-          b[p++] = (byte) (0x80 | (c & 0x3F));
-        } else if (Character.isSurrogate(c)) {
-          if (Character.isHighSurrogate(c) && i < chars
-              && Character.isLowSurrogate(s.charAt(i))) {
-            int cp = Character.toCodePoint(c, s.charAt(i++));
-            b[p++] = (byte) (0xF0 | (cp >> 18));
-            b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-            b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-            b[p++] = (byte) (0x80 | (cp & 0x3F));
-          } else {
-            b[p++] = '?';
-          }
-        } else {
-          b[p++] = (byte) (0xE0 | (c >> 12));
-          b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-          b[p++] = (byte) (0x80 | (c & 0x3F));
-        }
-      }
-      length = p;
-    }
-
-    /** The UTF-8 length of {@code s} from char {@code from} on, as {@code getBytes} counts it. */
-    private static long utf8Length(String s, int from) {
-      long n = 0;
-      int chars = s.length();
-      for (int i = from; i < chars; i++) {
-        char c = s.charAt(i);
-        if (c < 0x80) {
-          n++;
-        } else if (c < 0x800) {
-          n += 2;
-        } else if (Character.isSurrogate(c)) {
-          if (Character.isHighSurrogate(c) && i + 1 < chars
-              && Character.isLowSurrogate(s.charAt(i + 1))) {
-            i++;
-            n += 4;
-          } else {
-            n++;
-          }
-        } else {
-          n += 3;
-        }
-      }
-      return n;
-    }
-
-    private static int lebSize(int n) {
-      return n < (1 << 7) ? 1 : n < (1 << 14) ? 2 : n < (1 << 21) ? 3 : n < (1 << 28) ? 4 : 5;
-    }
-
-    private static void writeLeb(byte[] b, int at, int n) {
-      while ((n & ~0x7F) != 0) {
-        b[at++] = (byte) ((n & 0x7F) | 0x80);
-        n >>>= 7;
-      }
-      b[at] = (byte) n;
     }
   }
 }

@@ -1,5 +1,10 @@
 package dev.apportion.allocation;
 
+import dev.apportion.allocation.identity.Canonical;
+import dev.apportion.allocation.identity.LabelArrays;
+import dev.apportion.allocation.identity.LabelShape;
+import dev.apportion.allocation.identity.Mixers;
+import dev.apportion.allocation.identity.PairReader;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -34,9 +39,11 @@ import java.util.Map;
  * An open-addressing table (linear probing) maps an order-independent 64-bit hash of job,
  * address and labels (the sum of a mixed hash per label, so neither the map's order nor a sort
  * matters) to the target, and keeps beside it a second, independent 64-bit hash of the same (the
- * check) and the target's label names in the order its map gave them (one shared array for all
- * the targets whose maps iterate alike). A hit needs the key and the check to match and the
- * names to be equal, compared string by string against that shared, cached array; the values
+ * check) and the {@linkplain LabelShape shape} of the target's labels: their names in the order
+ * its map gave them, the one memo of "the same names as last time" that {@link Target#of} keeps
+ * too (one shared shape for all the targets whose maps iterate alike). A hit needs the key and
+ * the check to match and the names to be the shape's, compared string by string against its
+ * shared, cached array; the values
  * are compared through their hashes, which take every {@code char} of every value (eight bytes
  * of state per four characters, each step a bijection), so a hit never reads the held target
  * itself: a refresh reads the maps it is given and the interner's own arrays, not the targets a
@@ -48,15 +55,15 @@ import java.util.Map;
  * compared string by string with the held target.
  *
  * <p>Discovery hands its label sets over in much the same order every refresh, so the interner
- * also keeps each refresh's calls in order (key, check, names and target per call) and first
+ * also keeps each refresh's calls in order (key, check, shape and target per call) and first
  * compares a call with the previous refresh's call at the same position: an unchanged refresh in
  * the same order reads the maps and two sequential arrays, never the table. Only the calls that
  * missed their turn probe the table, which records the refresh and position of the last such
  * call for each target. {@link #endRefresh()} then forgets the previous refresh's targets that
  * were found neither in turn nor in the table (backward-shift deletion: no tombstones), probing
  * only for the calls that did not match in turn; a label set found twice in one refresh is
- * marked so that the next refresh finds it through the table, which tells a repeat from a move. New
- * targets share their label names with earlier targets (one {@code String}
+ * marked so that the next refresh finds it through the table, which tells a repeat from a move.
+ * New targets share their label names with earlier targets (their shape's, one {@code String}
  * instance per distinct name) and repeated values through a small direct-mapped cache, so
  * 100,000 pods do not keep 1.3 million copies of {@code "__meta_kubernetes_pod_ready"} and
  * {@code "true"}.
@@ -68,15 +75,13 @@ import java.util.Map;
  * reference and four longs per slot, at most half the slots used) and the record of the last two
  * refreshes' calls about 46 bytes per call (two longs, a reference, a short and a byte, twice),
  * beside the targets themselves, which it keeps until the refresh that no longer has them ends.
- *
- * @since 0.3.0
  */
 public final class TargetInterner {
   private static final int MIN_CAPACITY = 64;
   /** Slots of the direct-mapped value cache. */
   private static final int VALUE_SLOTS = 1 << 12;
-  /** Distinct name sequences kept at most; past it, a hit compares the held target's names. */
-  private static final int MAX_NAME_SETS = 1 << 10;
+  /** Distinct shapes kept at most; past it, a hit compares the held target's names. */
+  private static final int MAX_SHAPES = 1 << 10;
   /** Longs per slot in {@link #slots}. */
   private static final int STRIDE = 4;
   /** A call's flag: it found the target the previous refresh's call at its position found. */
@@ -98,8 +103,8 @@ public final class TargetInterner {
    * Per slot {@code i}, four longs side by side, so that one cache line answers a probe: {@code
    * [4i]} the key, {@code [4i + 1]} the check (a second, independent 64-bit hash of the same
    * label set), {@code [4i + 2]} the refresh that last found it out of turn or built it (high 32
-   * bits) and the index in {@link #nameSets} of its names in the order its map gave them (low 32
-   * bits; -1 for none), {@code [4i + 3]} the position of that call in its refresh (-1 when not
+   * bits) and the index in {@link #shapes} of its shape (low 32 bits; -1 for none), {@code
+   * [4i + 3]} the position of that call in its refresh (-1 when not
    * recorded).
    */
   private long[] slots = new long[MIN_CAPACITY * STRIDE];
@@ -110,18 +115,16 @@ public final class TargetInterner {
   private Calls previous = new Calls();
   /** The current refresh's calls so far. */
   private Calls current = new Calls();
-  /** Calls that probed the table (they did not match the previous refresh's call in turn). */
-  long probed;
-
   /** Reads a map: its pairs, and the sums behind the key and the check. */
   private final PairReader reader = new PairReader();
   /**
-   * The distinct sequences of names seen, each in the order its maps iterate: maps built alike
+   * The distinct shapes of the targets built, the first {@link #shapeCount}: maps built alike
    * iterate alike, so there are few, and they stay in the cache.
    */
-  private final java.util.ArrayList<String[]> nameSets = new java.util.ArrayList<>();
-  /** The index of the last name set used, tried first for the next new target. */
-  private int lastNames = -1;
+  private LabelShape[] shapes = new LabelShape[8];
+  private int shapeCount;
+  /** The index of the last shape used, tried first for the next new target. */
+  private int lastShape = -1;
   private final String[] values = new String[VALUE_SLOTS];
 
   /** An empty interner. */
@@ -148,26 +151,28 @@ public final class TargetInterner {
       return Target.of(job, address, labels); // throws the documented exception
     }
     PairReader r = reader;
-    r.hashing = true;
+    r.hashing(true);
     r.start(labels.size());
     int position = current.count;
     Calls prev = previous;
-    // The names of the previous refresh's call at this position, which the common case (the
+    // The shape of the previous refresh's call at this position, which the common case (the
     // same map at the same place) gives again: the map is then only hashed and its names
     // compared on the way, nothing stored. Anything else reads it again, storing its pairs.
-    int expectedNames = position < prev.count ? prev.names[position] : -1;
-    if (expectedNames >= 0) {
-      r.verify(nameSets.get(expectedNames));
+    int expectedShape = position < prev.count ? prev.shapes[position] : -1;
+    if (expectedShape >= 0) {
+      r.verify(shapes[expectedShape]);
     }
     labels.forEach(r);
-    if (r.invalid) {
+    if (r.invalid()) {
       return Target.of(job, address, labels); // throws, or handles what the map's iteration did
     }
-    int pairs = r.pairs;
-    long jobHash = PairReader.charsHash(job);
-    long addressHash = PairReader.charsHash(address);
-    long key = mix(r.sum + mix(jobHash * 0x9E3779B97F4A7C15L ^ addressHash) + pairs);
-    long check = mix2(r.check + mix2(addressHash * 0xC2B2AE3D27D4EB4FL + jobHash) + pairs);
+    int pairs = r.pairs();
+    long jobHash = Mixers.charsHash(job);
+    long addressHash = Mixers.charsHash(address);
+    long key = Mixers.mix(r.sum() + Mixers.mix(jobHash * 0x9E3779B97F4A7C15L ^ addressHash)
+        + pairs);
+    long check = Mixers.mix2(r.check() + Mixers.mix2(addressHash * 0xC2B2AE3D27D4EB4FL + jobHash)
+        + pairs);
     boolean sameNames = r.namesSameAsVerified();
     if (position < prev.count && prev.keys[position << 1] == key
         && prev.keys[(position << 1) + 1] == check
@@ -176,20 +181,20 @@ public final class TargetInterner {
       // table probe, no write to the table.
       if (sameNames) {
         Target t = prev.targets[position];
-        current.add(key, check, t, expectedNames, IN_TURN);
+        current.add(key, check, t, expectedShape, IN_TURN);
         return t;
       }
     }
-    if (expectedNames >= 0) {
+    if (expectedShape >= 0) {
       // Verified only: read again, storing the pairs the table's comparison and a build need.
       r.start(labels.size());
-      r.hashing = false;
+      r.hashing(false);
       labels.forEach(r);
-      if (r.invalid || r.pairs != pairs) {
+      if (r.invalid() || r.pairs() != pairs) {
         return Target.of(job, address, labels); // throws, or handles what the iteration did
       }
     }
-    probed++;
+    String[] in = r.pairArray();
     int mask = targets.length - 1;
     long[] sl = slots;
     for (int i = (int) key & mask; ; i = (i + 1) & mask) {
@@ -200,21 +205,22 @@ public final class TargetInterner {
       int at = i * STRIDE;
       if (sl[at] == key && sl[at + 1] == check) {
         long info = sl[at + 2];
-        int names = (int) info;
-        // The names in the order last seen (shared, cached arrays); a map that iterates in
+        int shape = (int) info;
+        // The names in the order last seen (shared, cached shapes); a map that iterates in
         // another order is compared string by string.
-        if ((names >= 0 && sameNames(nameSets.get(names), r.kv, pairs))
-            || matches(t, job, address, r.kv, pairs)) {
+        if ((shape >= 0 && shapes[shape].matches(in, pairs))
+            || matches(t, job, address, in, pairs)) {
           byte flags = outOfTurn(t, (int) (info >>> 32), (int) sl[at + 3], position);
           sl[at + 2] = ((long) refresh << 32) | (info & 0xFFFFFFFFL);
-          sl[at + 3] = record(key, check, t, names, flags);
+          sl[at + 3] = record(key, check, t, shape, flags);
           return t;
         }
       }
     }
-    Target t = build(job, address, r.kv, pairs);
-    int names = nameSetOf(r.kv, pairs);
-    insert(t, key, check, names, record(key, check, t, names, (byte) 0));
+    Canonical c = Canonical.get();
+    Target t = build(job, address, in, pairs, c);
+    int shape = shapeIndex(c.shape());
+    insert(t, key, check, shape, record(key, check, t, shape, (byte) 0));
     return t;
   }
 
@@ -256,14 +262,14 @@ public final class TargetInterner {
    * Records the current call; returns its position, or -1 when the refresh has more calls than
    * are recorded (then the next refresh takes none in turn past them).
    */
-  private int record(long key, long check, Target t, int names, byte flags) {
+  private int record(long key, long check, Target t, int shape, byte flags) {
     Calls cur = current;
     if (cur.count >= recordCap()) {
       cur.complete = false;
       return -1;
     }
     int position = cur.count;
-    cur.add(key, check, t, names, flags);
+    cur.add(key, check, t, shape, flags);
     return position;
   }
 
@@ -383,22 +389,6 @@ public final class TargetInterner {
 
   // ---- lookup -----------------------------------------------------------------------------------
 
-  /** Whether the names of the {@code pairs} pairs of {@code in} are {@code names}, in order. */
-  // ReferenceEquality: the same instance (a decoder's canonical name) needs no comparison.
-  @SuppressWarnings("ReferenceEquality")
-  private static boolean sameNames(String[] names, String[] in, int pairs) {
-    if (names.length != pairs) {
-      return false;
-    }
-    for (int i = 0; i < pairs; i++) {
-      String name = in[i << 1];
-      if (name != names[i] && !name.equals(names[i])) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /**
    * Whether {@code t} is the target of job, address and the {@code pairs} pairs of {@code kv},
    * compared string by string: for a target whose name sequence is not kept.
@@ -409,7 +399,7 @@ public final class TargetInterner {
       return false;
     }
     for (int i = 0; i < pairs; i++) {
-      int p = LabelMap.indexOf(kv, 0, pairs, in[i << 1]);
+      int p = LabelArrays.indexOf(kv, 0, pairs, in[i << 1]);
       if (p < 0 || !in[(i << 1) + 1].equals(kv[(p << 1) + 1])) {
         return false;
       }
@@ -419,48 +409,53 @@ public final class TargetInterner {
   }
 
   /**
-   * The index in {@link #nameSets} of the names of {@code in} in its order, added if new; -1
-   * when no more are kept.
+   * The index in {@link #shapes} of {@code shape}, or of one with the same names, added if new;
+   * -1 for none (a target built without a shape) or when no more are kept.
    */
-  private int nameSetOf(String[] in, int pairs) {
-    if (lastNames >= 0 && sameNames(nameSets.get(lastNames), in, pairs)) {
-      return lastNames;
+  // ReferenceEquality: the thread's cache gives the same shape instance for the same names.
+  @SuppressWarnings("ReferenceEquality")
+  private int shapeIndex(LabelShape shape) {
+    if (shape == null) {
+      return -1;
     }
-    for (int k = nameSets.size() - 1; k >= 0 && k >= nameSets.size() - 8; k--) {
-      if (sameNames(nameSets.get(k), in, pairs)) {
-        lastNames = k;
+    if (lastShape >= 0 && shapes[lastShape] == shape) {
+      return lastShape;
+    }
+    for (int k = shapeCount - 1; k >= 0 && k >= shapeCount - 8; k--) {
+      if (shapes[k] == shape || shapes[k].sameNames(shape)) {
+        lastShape = k;
         return k;
       }
     }
-    if (nameSets.size() >= MAX_NAME_SETS) {
+    if (shapeCount >= MAX_SHAPES) {
       return -1;
     }
-    String[] names = new String[pairs];
-    for (int i = 0; i < pairs; i++) {
-      names[i] = in[i << 1];
+    if (shapeCount == shapes.length) {
+      shapes = Arrays.copyOf(shapes, shapeCount << 1);
     }
-    nameSets.add(names);
-    lastNames = nameSets.size() - 1;
-    return lastNames;
+    shapes[shapeCount] = shape;
+    lastShape = shapeCount++;
+    return lastShape;
   }
 
   // ---- building ---------------------------------------------------------------------------------
 
   /**
    * A new target of the pairs read, built as {@link Target#of} builds it, with repeated values
-   * shared with earlier targets. Writes the shared values into {@code in}.
+   * shared with earlier targets; {@code c}'s shape is then its shape. Writes the shared values
+   * into {@code in}.
    */
-  private Target build(String job, String address, String[] in, int pairs) {
+  private Target build(String job, String address, String[] in, int pairs, Canonical c) {
     for (int i = 1; i < pairs << 1; i += 2) {
       in[i] = value(in[i]);
     }
     Target.checkJobAndAddress(job, address);
-    return Target.ofPairs(job, address, in, pairs);
+    return Target.ofPairs(job, address, in, pairs, c);
   }
 
   /** The value cached in its slot if equal (one instance of {@code "true"}), else {@code v}. */
   private String value(String v) {
-    int slot = mixInt(v.hashCode()) & (VALUE_SLOTS - 1);
+    int slot = Mixers.mixInt(v.hashCode()) & (VALUE_SLOTS - 1);
     String cached = values[slot];
     if (v.equals(cached)) {
       return cached;
@@ -471,7 +466,7 @@ public final class TargetInterner {
 
   // ---- table ------------------------------------------------------------------------------------
 
-  private void insert(Target t, long key, long check, int names, int position) {
+  private void insert(Target t, long key, long check, int shape, int position) {
     if ((size + 1) << 1 > targets.length) {
       grow();
     }
@@ -483,7 +478,7 @@ public final class TargetInterner {
     targets[i] = t;
     slots[i * STRIDE] = key;
     slots[i * STRIDE + 1] = check;
-    slots[i * STRIDE + 2] = ((long) refresh << 32) | (names & 0xFFFFFFFFL);
+    slots[i * STRIDE + 2] = ((long) refresh << 32) | (shape & 0xFFFFFFFFL);
     slots[i * STRIDE + 3] = position;
     size++;
   }
@@ -528,54 +523,33 @@ public final class TargetInterner {
     targets[hole] = null;
   }
 
-  // ---- hashing ----------------------------------------------------------------------------------
-
-  /** A 64-bit finalizer (Stafford's variant 13 of MurmurHash3's): every bit affects every bit. */
-  static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
-  }
-
-  /** Another 64-bit finalizer (Stafford's variant 4), independent of {@link #mix}. */
-  static long mix2(long z) {
-    z = (z ^ (z >>> 33)) * 0x62A9D9ED799705F5L;
-    z = (z ^ (z >>> 28)) * 0xCB24D0A5C88C35B3L;
-    return z ^ (z >>> 32);
-  }
-
-  private static int mixInt(int h) {
-    h *= 0x9E3779B9;
-    return h ^ (h >>> 16);
-  }
-
   /**
    * One refresh's calls in order: per call the key and the check of its label set (side by side),
-   * the target returned, the index of its names in {@link #nameSets} and flags ({@link #IN_TURN},
+   * the target returned, the index of its shape in {@link #shapes} and flags ({@link #IN_TURN},
    * {@link #REPEATED}, {@link #NOT_IN_TURN}). Kept for two refreshes, reused in turn.
    */
   private static final class Calls {
     long[] keys = new long[0];
     Target[] targets = new Target[0];
-    short[] names = new short[0];
+    short[] shapes = new short[0];
     byte[] flags = new byte[0];
     int count;
     /** Whether every call of the refresh is recorded. */
     boolean complete = true;
 
-    void add(long key, long check, Target t, int nameSet, byte flag) {
+    void add(long key, long check, Target t, int shape, byte flag) {
       int i = count;
       if (i == targets.length) {
         int n = Math.max(64, i + (i >> 1));
         keys = Arrays.copyOf(keys, n << 1);
         targets = Arrays.copyOf(targets, n);
-        names = Arrays.copyOf(names, n);
+        shapes = Arrays.copyOf(shapes, n);
         flags = Arrays.copyOf(flags, n);
       }
       keys[i << 1] = key;
       keys[(i << 1) + 1] = check;
       targets[i] = t;
-      names[i] = (short) nameSet;
+      shapes[i] = (short) shape;
       flags[i] = flag;
       count = i + 1;
     }

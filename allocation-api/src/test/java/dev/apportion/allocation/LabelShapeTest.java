@@ -35,6 +35,21 @@ class LabelShapeTest {
   private static final String[] VALUES = {"", " ", "Node", "n1", "zone-a", "ü-ß", "\uD83D\uDE00",
     "x\uD800", "Pod", "10.0.0.1:80"};
 
+  /** The value every {@code __address__} label gets: a target's address must be it. */
+  private static final String ADDRESS = "10.0.0.1:80";
+
+  /** The address of a target of {@code m}: its {@code __address__}, else {@code otherwise}. */
+  private static String address(Map<String, String> m, String otherwise) {
+    String a = m.get("__address__");
+    return a != null ? a : otherwise;
+  }
+
+  /** A label value drawn from {@link #VALUES}, but {@link #ADDRESS} for {@code __address__}. */
+  private static String valueFor(String name, Random random) {
+    String v = VALUES[random.nextInt(VALUES.length)];
+    return name.equals("__address__") ? ADDRESS : v;
+  }
+
   /** The same target built from another target's labels: no shape, names encoded one by one. */
   private static Target withoutShape(Target t) {
     return Target.of(t.job(), t.address(), t.labels());
@@ -51,9 +66,9 @@ class LabelShapeTest {
       for (int k = 0; k < 20; k++) {
         Map<String, String> m = new LinkedHashMap<>();
         for (String n : names) {
-          m.put(new String(n.toCharArray()), VALUES[random.nextInt(VALUES.length)]);
+          m.put(new String(n.toCharArray()), valueFor(n, random));
         }
-        Target t = Target.of("job", "addr:" + k, m);
+        Target t = Target.of("job", address(m, "addr:" + k), m);
         Target reference = withoutShape(t);
         String why = "round " + round + ", " + m;
         assertEquals(m, t.labels(), why);
@@ -96,11 +111,11 @@ class LabelShapeTest {
     return new ArrayList<>(names.subList(0, 2 + random.nextInt(names.size() - 2)));
   }
 
-  /** A map with the names given, in that order, each value drawn from {@link #VALUES}. */
+  /** A map with the names given, in that order, each value drawn by {@link #valueFor}. */
   private static Map<String, String> mapOf(List<String> names, Random random) {
     Map<String, String> m = new LinkedHashMap<>();
     for (String n : names) {
-      m.put(new String(n.toCharArray()), VALUES[random.nextInt(VALUES.length)]);
+      m.put(new String(n.toCharArray()), valueFor(n, random));
     }
     return m;
   }
@@ -115,7 +130,8 @@ class LabelShapeTest {
     Random random = new Random(11);
     for (int round = 0; round < 2000; round++) {
       List<String> names = someNames(random);
-      Target.of("job", "addr:0", mapOf(names, random));
+      Map<String, String> first = mapOf(names, random);
+      Target.of("job", address(first, "addr:0"), first);
       int at = random.nextInt(names.size());
       List<String> other = new ArrayList<>(names);
       int how = random.nextInt(4);
@@ -129,7 +145,7 @@ class LabelShapeTest {
         default -> other.add(at, "inserted");
       }
       Map<String, String> m = mapOf(other, random);
-      Target t = Target.of("job", "addr:1", m);
+      Target t = Target.of("job", address(m, "addr:1"), m);
       String why = "round " + round + ", change " + how + " at " + at + ", " + m;
       Target reference = withoutShape(t);
       assertEquals(m, t.labels(), why);
@@ -139,7 +155,7 @@ class LabelShapeTest {
       assertEquals(reference.zone(), t.zone(), why);
       // The map of the first shape again: read as its shape, or as the new one, the same.
       Map<String, String> back = mapOf(names, random);
-      Target again = Target.of("job", "addr:2", back);
+      Target again = Target.of("job", address(back, "addr:2"), back);
       assertEquals(back, again.labels(), why);
       assertEquals(withoutShape(again).hash(), again.hash(), why);
     }
@@ -156,17 +172,18 @@ class LabelShapeTest {
     for (int round = 0; round < 200; round++) {
       List<String> names = someNames(random);
       Map<String, String> good = mapOf(names, random);
-      Target first = Target.of("job", "addr:0", good);
+      Target first = Target.of("job", address(good, "addr:0"), good);
       int at = random.nextInt(names.size());
       Map<String, String> nullValue = new LinkedHashMap<>(good);
       nullValue.put(names.get(at), null);
-      assertThrows(NullPointerException.class, () -> Target.of("job", "addr:1", nullValue));
+      assertThrows(NullPointerException.class,
+          () -> Target.of("job", address(nullValue, "addr:1"), nullValue));
       List<String> withEmpty = new ArrayList<>(names);
       withEmpty.set(at, "");
       Map<String, String> emptyName = mapOf(withEmpty, random);
       assertThrows(IllegalArgumentException.class,
-          () -> Target.of("job", "addr:2", emptyName));
-      Target next = Target.of("job", "addr:0", new LinkedHashMap<>(good));
+          () -> Target.of("job", address(emptyName, "addr:2"), emptyName));
+      Target next = Target.of("job", address(good, "addr:0"), new LinkedHashMap<>(good));
       assertEquals(first, next);
       assertEquals(first.labelsHash(), next.labelsHash());
       assertEquals(good, next.labels());
@@ -183,7 +200,8 @@ class LabelShapeTest {
     Random random = new Random(17);
     for (int round = 0; round < 200; round++) {
       List<String> names = someNames(random);
-      Target.of("job", "addr:0", mapOf(names, random));
+      Map<String, String> first = mapOf(names, random);
+      Target.of("job", address(first, "addr:0"), first);
       Map<String, String> given = mapOf(names.subList(0, names.size() - 1), random);
       Map<String, String> lying = new LinkedHashMap<>(given) {
         @Override
@@ -191,9 +209,10 @@ class LabelShapeTest {
           return super.size() + 1;
         }
       };
-      Target t = Target.of("job", "addr:1", lying);
+      Target t = Target.of("job", address(lying, "addr:1"), lying);
       assertEquals(given, t.labels(), "round " + round);
-      assertEquals(Target.of("job", "addr:1", new TreeMap<>(given)).labelsHash(), t.labelsHash(),
+      assertEquals(Target.of("job", address(given, "addr:1"), new TreeMap<>(given)).labelsHash(),
+          t.labelsHash(),
           "round " + round);
     }
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.apportion.allocation.identity.XxHash64;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
@@ -98,10 +99,11 @@ class TargetIdentityTest {
     assertSameIdentity(plain, Target.of("job", "a:1", Map.of("__meta_", "x")));
     assertSameIdentity(plain, Target.of("job", "a:1", Map.of("__meta_anything", "x")));
     // near misses are identity labels
-    for (String name : List.of("__meta", "__metadata", "_meta_x", "__META_x", "meta_x", "__address__",
+    for (String name : List.of("__meta", "__metadata", "_meta_x", "__META_x", "meta_x",
         " __meta_x")) {
       assertDifferentIdentity(plain, Target.of("job", "a:1", Map.of(name, "x")));
     }
+    assertDifferentIdentity(plain, Target.of("job", "a:1", Map.of("__address__", "a:1")));
   }
 
   // ---- everything else is identity ----------------------------------------------------------

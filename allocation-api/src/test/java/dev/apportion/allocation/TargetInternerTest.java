@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 
 class TargetInternerTest {
@@ -89,8 +90,11 @@ class TargetInternerTest {
     // another job or address with the same labels is another target
     Target otherJob = interner.intern("other", m.get("__address__"), m);
     assertEquals(Target.of("other", m.get("__address__"), m), otherJob);
-    Target otherAddress = interner.intern("pods", "10.9.9.9:80", m);
+    Map<String, String> moved = fresh(m);
+    moved.put("__address__", "10.9.9.9:80");
+    Target otherAddress = interner.intern("pods", "10.9.9.9:80", moved);
     assertEquals("10.9.9.9:80", otherAddress.address());
+    assertNotSame(before, otherAddress);
   }
 
   /**
@@ -138,8 +142,9 @@ class TargetInternerTest {
 
   /**
    * A refresh that hands the label sets over in the previous refresh's order finds each in turn,
-   * without a table probe; one that replaces some probes for those only; another order probes for
-   * every label set out of its turn. Every refresh finds the targets the last one returned.
+   * reading each map once (its names compared with the previous call's on the way, its values
+   * hashed); a label set that is not the one at its place last time is read a second time, to be
+   * looked up in the table (or built). Every refresh finds the targets the last one returned.
    */
   @Test
   void labelSetsInThePreviousOrderAreFoundInTurn() {
@@ -148,21 +153,22 @@ class TargetInternerTest {
     for (int i = 0; i < 2000; i++) {
       pods.add(pod(i % 50, i));
     }
-    List<Target> first = internAll(interner, pods);
-    assertEquals(2000, interner.probed, "a first refresh looks every label set up");
+    int[] reads = new int[1];
+    List<Target> first = internAll(interner, pods, reads);
+    assertEquals(2000, reads[0], "a first refresh has no previous call to compare with");
     assertEquals(0, interner.endRefresh());
-    interner.probed = 0;
-    List<Target> second = internAll(interner, pods);
-    assertEquals(0, interner.probed, "the same order: every label set found in turn");
+    reads[0] = 0;
+    List<Target> second = internAll(interner, pods, reads);
+    assertEquals(2000, reads[0], "the same order: every label set found in turn, in one pass");
     assertSameElements(first, second);
     assertEquals(0, interner.endRefresh());
 
     for (int i = 0; i < pods.size(); i += 100) {
       pods.set(i, pod(i % 50, 10_000 + i));
     }
-    interner.probed = 0;
-    List<Target> third = internAll(interner, pods);
-    assertEquals(20, interner.probed, "only the replaced label sets probe the table");
+    reads[0] = 0;
+    List<Target> third = internAll(interner, pods, reads);
+    assertEquals(2000 + 20, reads[0], "only the replaced label sets are read again");
     assertEquals(20, interner.endRefresh(), "the replaced targets are forgotten");
     assertEquals(2000, interner.size());
     for (int i = 0; i < pods.size(); i++) {
@@ -172,15 +178,15 @@ class TargetInternerTest {
     }
 
     Collections.reverse(pods);
-    interner.probed = 0;
-    List<Target> reversed = internAll(interner, pods);
-    assertTrue(interner.probed >= 1999, "another order is found through the table");
+    reads[0] = 0;
+    List<Target> reversed = internAll(interner, pods, reads);
+    assertEquals(2 * 2000, reads[0], "another order: every label set out of its turn");
     assertEquals(0, interner.endRefresh());
     Collections.reverse(reversed);
     assertSameElements(third, reversed);
-    interner.probed = 0;
-    internAll(interner, pods);
-    assertEquals(0, interner.probed, "the new order is the one taken in turn next");
+    reads[0] = 0;
+    internAll(interner, pods, reads);
+    assertEquals(2000, reads[0], "the new order is the one taken in turn next");
     assertEquals(0, interner.endRefresh());
   }
 
@@ -213,10 +219,22 @@ class TargetInternerTest {
     assertEquals(0, interner.endRefresh());
   }
 
-  private static List<Target> internAll(TargetInterner interner, List<Map<String, String>> maps) {
+  /**
+   * Interns a fresh copy of each map (see {@link #fresh}) that counts in {@code reads} how often
+   * it is read whole ({@code forEach}).
+   */
+  private static List<Target> internAll(TargetInterner interner, List<Map<String, String>> maps,
+      int[] reads) {
     List<Target> out = new ArrayList<>(maps.size());
     for (Map<String, String> m : maps) {
-      out.add(intern(interner, fresh(m)));
+      Map<String, String> counted = new HashMap<>(fresh(m)) {
+        @Override
+        public void forEach(BiConsumer<? super String, ? super String> action) {
+          reads[0]++;
+          super.forEach(action);
+        }
+      };
+      out.add(intern(interner, counted));
     }
     return out;
   }

@@ -379,4 +379,38 @@ class TargetTest {
         assertThrows(IllegalArgumentException.class, () -> t.withCost(Target.MAX_COST + 1));
     assertTrue(huge.getMessage().contains("at most " + Target.MAX_COST), huge.getMessage());
   }
+
+  /**
+   * An {@code __address__} label other than the address given is rejected, naming both, whichever
+   * way the target is built: from a map, from a map of a shape seen before, from another
+   * target's labels, through an interner. One equal to the address is kept as a label.
+   */
+  @Test
+  void anAddressLabelThatDisagreesWithTheAddressIsRejected() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Target.of("j", "a:1", Map.of("__address__", "b:2")));
+    assertTrue(e.getMessage().contains("'a:1'") && e.getMessage().contains("'b:2'"),
+        e.getMessage());
+
+    Target agreeing = Target.of("j", "a:1", Map.of("__address__", "a:1", "pod", "p"));
+    assertEquals("a:1", agreeing.labels().get("__address__"));
+    assertThrows(IllegalArgumentException.class,
+        () -> Target.of("j", "b:2", agreeing.labels()));
+
+    Map<String, String> shaped = new LinkedHashMap<>();
+    shaped.put("pod", "p");
+    shaped.put("__address__", "a:1");
+    assertEquals("a:1", Target.of("j", "a:1", shaped).address());
+    Map<String, String> sameShape = new LinkedHashMap<>(shaped);
+    sameShape.put("__address__", "c:3");
+    e = assertThrows(IllegalArgumentException.class, () -> Target.of("j", "a:1", sameShape));
+    assertTrue(e.getMessage().contains("'c:3'"), e.getMessage());
+
+    TargetInterner interner = new TargetInterner();
+    assertThrows(IllegalArgumentException.class,
+        () -> interner.intern("j", "b:2", Map.of("__address__", "a:1")));
+    assertEquals(0, interner.size());
+    assertEquals(Target.of("j", "a:1", Map.of("__address__", "a:1")),
+        interner.intern("j", "a:1", Map.of("__address__", "a:1")));
+  }
 }

@@ -2,8 +2,7 @@ package dev.apportion.allocation.ownership;
 
 import com.google.common.hash.Hashing;
 import dev.apportion.allocation.Target;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import dev.apportion.allocation.identity.Encoder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +39,8 @@ import java.util.TreeSet;
  *       unless named). Hashed with Guava's {@link Hashing#farmHashFingerprint64()} (documented
  *       by Guava as never changing) over this encoding: byte {@code 2}, then for each named label
  *       in {@link String#compareTo} order its name and its value, each written as its UTF-8
- *       length (unsigned LEB128) followed by its UTF-8 bytes. A label the target lacks has the
+ *       length (unsigned LEB128) followed by its UTF-8 bytes: the strings encoded as
+ *       {@link Target#hash()} encodes them, by the same encoder. A label the target lacks has the
  *       empty value, as in Prometheus. Names refer to {@link Target#labels()}, {@code __meta_*}
  *       included; {@code job} and {@code __address__}, when the labels do not carry them, stand
  *       for {@link Target#job()} and {@link Target#address()}, which Prometheus gives every
@@ -190,8 +190,8 @@ public final class TargetKey {
 
   private long onlyLabelsKey(Target target) {
     SortedMap<String, String> labels = target.labels();
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * names.length);
-    out.write(ONLY_LABELS_ENCODING);
+    Encoder out = new Encoder();
+    out.writeByte(ONLY_LABELS_ENCODING);
     for (String name : names) {
       String value = labels.get(name);
       if (value == null) {
@@ -203,10 +203,10 @@ public final class TargetKey {
           value = "";
         }
       }
-      writeString(out, name);
-      writeString(out, value);
+      out.writeString(name);
+      out.writeString(value);
     }
-    return Hashing.farmHashFingerprint64().hashBytes(out.toByteArray()).asLong();
+    return Hashing.farmHashFingerprint64().hashBytes(out.bytes(), 0, out.length()).asLong();
   }
 
   private long excludingKey(Target target) {
@@ -233,24 +233,6 @@ public final class TargetKey {
 
   private boolean excluded(String name) {
     return Arrays.binarySearch(names, name) >= 0;
-  }
-
-  /**
-   * The same string encoding as {@link Target}'s identity hash (UTF-8 length as unsigned LEB128,
-   * then the UTF-8 bytes; {@code Target.Scratch.writeString} in allocation-api), written twice on
-   * purpose: that writer is a private, allocation-free per-thread buffer of the api module, and
-   * sharing it would mean exporting encoding internals from the public api package. Both are
-   * pinned by golden values; keep them in step.
-   */
-  private static void writeString(ByteArrayOutputStream out, String s) {
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    int n = utf8.length;
-    while ((n & ~0x7F) != 0) {
-      out.write((n & 0x7F) | 0x80);
-      n >>>= 7;
-    }
-    out.write(n);
-    out.write(utf8, 0, utf8.length);
   }
 
   private static String[] sortedNames(String... labelNames) {

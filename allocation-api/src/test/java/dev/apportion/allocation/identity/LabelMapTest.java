@@ -1,4 +1,4 @@
-package dev.apportion.allocation;
+package dev.apportion.allocation.identity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.apportion.allocation.Target;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * {@link LabelMap}, the array-backed map behind {@link Target#labels()}, held to what it replaced:
+ * {@link LabelMap}, the array-backed map behind {@link Target#labels()}, held to the behaviour of
  * {@code Collections.unmodifiableSortedMap(new TreeMap<>(labels))}.
  */
 class LabelMapTest {

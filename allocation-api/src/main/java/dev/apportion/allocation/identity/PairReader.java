@@ -1,15 +1,15 @@
-package dev.apportion.allocation;
+package dev.apportion.allocation.identity;
 
 import java.util.Arrays;
 import java.util.function.BiConsumer;
 
 /**
  * Reads a label map in one {@code forEach} pass (no iterator, no entry objects): copies its names
- * and values, interleaved, into {@link #kv}, notes whether any pair is invalid (a null name or
+ * and values, interleaved, into its label array, notes whether any pair is invalid (a null name or
  * value, an empty name), and, when asked, sums two independent order-independent hashes of the
- * pairs for {@link TargetInterner}; or, {@linkplain #verify verifying} names the interner expects,
- * stores nothing and only hashes the pairs and compares the names on the way. Reused by one
- * thread; allocates only to grow.
+ * pairs (the key and the check of {@code TargetInterner}); or, {@linkplain #verify verifying} the
+ * names of a {@link LabelShape}, stores nothing and only hashes the pairs and compares the names on
+ * the way. Reused by one thread; allocates only to grow.
  *
  * <p>When {@linkplain #expect expecting} a {@link LabelShape} (the shape of the map the thread
  * read last), it first reads the map as that shape: each name is compared with the shape's name
@@ -18,19 +18,20 @@ import java.util.function.BiConsumer;
  * (another name, a null, more pairs), the pairs read so far are copied back into {@link #kv} and
  * the rest is read as without a shape. A map of the expected shape is thus read in one pass into
  * the label array its target keeps, and its references are stored only into that new array, never
- * into the reader's long-lived {@link #kv}: while the collector marks the old generation (a heap
- * that holds a large refresh's input), every reference overwritten in an old array is recorded
- * for the marking, and with 1M maps that made reading them cost twice the floor (run V1).
+ * into the reader's long-lived {@link #kv}: while the garbage collector marks the old generation
+ * (a heap that holds a large refresh's input), every reference overwritten in an old array is
+ * recorded for the marking, and with a million maps those records made reading them cost about
+ * twice what reading them alone costs.
  */
-final class PairReader implements BiConsumer<String, String> {
+public final class PairReader implements BiConsumer<String, String> {
   String[] kv = new String[32];
   int pairs;
   boolean invalid;
   /** Whether {@link #sum} and {@link #check} are computed. */
   boolean hashing;
-  /** The sum of {@link TargetInterner#mix} of each pair's name hash code and value hash. */
+  /** The sum of {@link Mixers#mix} of each pair's name hash code and value hash. */
   long sum;
-  /** The sum of {@link TargetInterner#mix2} of the same, independent of {@link #sum}. */
+  /** The sum of {@link Mixers#mix2} of the same, independent of {@link #sum}. */
   long check;
 
   /** The shape the map is read as, until a pair differs; null: none or no longer. */
@@ -45,7 +46,70 @@ final class PairReader implements BiConsumer<String, String> {
   /** The label array in name order while {@link #expect} holds: names set, values as read. */
   String[] arranged;
 
-  void start(int expected) {
+  /** A reader with a small label array. */
+  public PairReader() {}
+
+  /**
+   * The label array the last map was read into (unless it was read as its expected shape, or
+   * only verified): names and values interleaved, in the map's order.
+   *
+   * @return the reader's own array; its first {@link #pairs()} pairs are the map's
+   */
+  public String[] pairArray() {
+    return kv;
+  }
+
+  /**
+   * How many pairs the last map gave (the valid ones, while none was invalid).
+   *
+   * @return the count
+   */
+  public int pairs() {
+    return pairs;
+  }
+
+  /**
+   * Whether the last map gave a null name or value, or an empty name.
+   *
+   * @return true when it did
+   */
+  public boolean invalid() {
+    return invalid;
+  }
+
+  /**
+   * Whether the next maps read storing their pairs are hashed too (a verifying read always is).
+   *
+   * @param on true to hash
+   */
+  public void hashing(boolean on) {
+    hashing = on;
+  }
+
+  /**
+   * The sum of {@link Mixers#mix} of each pair's hash, for the last map read hashing.
+   *
+   * @return the sum
+   */
+  public long sum() {
+    return sum;
+  }
+
+  /**
+   * The sum of {@link Mixers#mix2} of each pair's hash, independent of {@link #sum()}.
+   *
+   * @return the sum
+   */
+  public long check() {
+    return check;
+  }
+
+  /**
+   * Starts reading a map.
+   *
+   * @param expected the map's size, a hint for the array's capacity
+   */
+  public void start(int expected) {
     this.expect = null;
     this.arranged = null;
     this.verified = null;
@@ -84,18 +148,22 @@ final class PairReader implements BiConsumer<String, String> {
 
   /**
    * Reads the next map only to hash it (whatever {@link #hashing} says) and to tell whether its
-   * names are {@code names}, in that order ({@link #namesSameAsVerified}); nothing is stored in
-   * {@link #kv}, whose stores into a long-lived array cost a G1 barrier each while the old
+   * names are {@code shape}'s, in that order ({@link #namesSameAsVerified}); nothing is stored in
+   * the reader's array, whose stores into a long-lived array cost a G1 barrier each while the old
    * generation is marked (see the class comment). Call after {@link #start}.
    *
-   * @param names the names expected, in the order the map gives them; valid label names
+   * @param shape the shape whose names are expected, in the order the map gives them
    */
-  void verify(String[] names) {
-    this.verified = names;
+  public void verify(LabelShape shape) {
+    this.verified = shape.names;
   }
 
-  /** After a {@linkplain #verify verifying} read: whether the map gave exactly those names. */
-  boolean namesSameAsVerified() {
+  /**
+   * After a {@linkplain #verify verifying} read: whether the map gave exactly the shape's names.
+   *
+   * @return true when it did, in the shape's order
+   */
+  public boolean namesSameAsVerified() {
     return verified != null && !namesDiffer && pairs == verified.length;
   }
 
@@ -187,35 +255,9 @@ final class PairReader implements BiConsumer<String, String> {
    * a time, every char counting.
    */
   private void hash(String name, String value) {
-    long v = charsHash(value);
+    long v = Mixers.charsHash(value);
     long n = name.hashCode();
-    sum += TargetInterner.mix(n * 0x9E3779B97F4A7C15L ^ v);
-    check += TargetInterner.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
-  }
-
-  /**
-   * A 64-bit hash of {@code s}'s characters, mixed four characters at a time, where {@code
-   * String.hashCode()} takes one at a time into 32 bits. Each step is a bijection of the state for
-   * a given input word, so two strings of one length that differ in a single word never collide;
-   * others collide with probability about 2<sup>-64</sup>. Read with {@code charAt}: for the short
-   * values of label sets, measured faster on JDK 17 than a bulk copy into a buffer first ({@code
-   * getChars}), whose fixed cost a value of a dozen characters does not repay.
-   */
-  static long charsHash(String s) {
-    int n = s.length();
-    long h = (n + 1) * 0xC2B2AE3D27D4EB4FL;
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-      long w = s.charAt(i) | (long) s.charAt(i + 1) << 16 | (long) s.charAt(i + 2) << 32
-          | (long) s.charAt(i + 3) << 48;
-      h = (h ^ w) * 0xBF58476D1CE4E5B9L;
-      h ^= h >>> 31;
-    }
-    long tail = 0;
-    for (; i < n; i++) {
-      tail = (tail << 16) | s.charAt(i);
-    }
-    h = (h ^ tail) * 0x94D049BB133111EBL;
-    return h ^ (h >>> 29);
+    sum += Mixers.mix(n * 0x9E3779B97F4A7C15L ^ v);
+    check += Mixers.mix2(v + n * 0xC2B2AE3D27D4EB4FL);
   }
 }

@@ -1,32 +1,47 @@
-package dev.apportion.allocation;
+package dev.apportion.allocation.identity;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
  * The shape of a label set: its names, in the order a map gave them, and everything about them
- * that does not depend on the values. Discovery hands over thousands of label sets with the same
- * names in the same order (every pod of a job, decoded alike), so {@link Target} remembers the
- * last shapes each thread saw and, when a map's names are those of a shape, skips all the work
- * that depends on names only: the sort (a permutation instead), the search for the metadata
- * range and for the labels {@link Target#node()} and {@link Target#zone()} are read from, and the
- * names' encoding for the hash (copied, already encoded). The target keeps the shape's name
- * instances, so a million targets share thirteen names instead of keeping thirteen million.
+ * that does not depend on the values. This is the one memo of "the same names as last time":
+ * discovery hands over thousands of label sets with the same names in the same order (every pod
+ * of a job, decoded alike), refresh after refresh.
  *
- * <p>Immutable once built; a per-thread {@link Cache} holds a few.
+ * <ul>
+ *   <li>Building a target, {@link Canonical} remembers the last shapes each thread saw and, when a
+ *       map's names are those of a shape, skips all the work that depends on names only: the sort
+ *       (a permutation instead), the search for the metadata range, for {@code __address__} and
+ *       for the labels node and zone are read from, and the names' encoding for the hash (copied,
+ *       already encoded). The target keeps the shape's name instances, so a million targets share
+ *       thirteen names instead of keeping thirteen million.
+ *   <li>Interning, {@code TargetInterner} records each call's shape and, on the next refresh,
+ *       {@linkplain PairReader#verify verifies} the map at the same position against it: the
+ *       names are compared with the shape's on the way, the values only hashed.
+ * </ul>
+ *
+ * <p>Names are compared by reference first, then by their {@code String} hash codes (cached by
+ * every {@code String}), then by {@code equals}. Immutable once built; safe to share between
+ * threads.
  */
-final class LabelShape {
+public final class LabelShape {
+  /** The shape of no labels. */
+  static final LabelShape EMPTY = empty();
+
   /** The names in the map's order: the instances every target of this shape keeps. */
-  private final String[] names;
+  final String[] names;
   /** Their hash codes, compared before the names. */
   private final int[] hashes;
   /** For the map's {@code i}-th pair, its pair index in name order. */
   private final int[] position;
+  /** The {@code __meta_*} labels are the pairs {@code [metaFrom, metaTo)} in name order. */
   final int metaFrom;
   final int metaTo;
-  /** The pair index of each {@link Target#SPECIAL} label, -1 where absent. */
+  /** The pair index of each {@link KubernetesLabels#SPECIAL} label, -1 where absent. */
   final int[] special;
-  /** In name order, each name's unsigned LEB128 UTF-8 length and UTF-8 bytes, concatenated. */
+  /** The pair index of {@code __address__}, -1 where absent. */
+  final int address;
+  /** In name order, each name's {@linkplain Encoder canonical encoding}, concatenated. */
   final byte[] encoded;
   /** Pair {@code p}'s name is {@code encoded[offsets[p], offsets[p + 1])}. */
   final int[] offsets;
@@ -34,7 +49,7 @@ final class LabelShape {
   private final String[] template;
 
   private LabelShape(String[] names, int[] position, int metaFrom, int metaTo, int[] special,
-      byte[] encoded, int[] offsets) {
+      int address, byte[] encoded, int[] offsets) {
     this.names = names;
     this.hashes = new int[names.length];
     for (int i = 0; i < names.length; i++) {
@@ -44,6 +59,7 @@ final class LabelShape {
     this.metaFrom = metaFrom;
     this.metaTo = metaTo;
     this.special = special;
+    this.address = address;
     this.encoded = encoded;
     this.offsets = offsets;
     this.template = new String[names.length << 1];
@@ -52,8 +68,12 @@ final class LabelShape {
     }
   }
 
-  /** How many names. */
-  int size() {
+  /**
+   * How many names.
+   *
+   * @return the count
+   */
+  public int size() {
     return names.length;
   }
 
@@ -83,48 +103,46 @@ final class LabelShape {
 
   /**
    * The shape of {@code in}'s names, given the same pairs sorted, without repeated names, as
-   * {@code sorted}.
+   * {@code sorted}, and where its metadata range, its {@link KubernetesLabels#SPECIAL} labels and
+   * its {@code __address__} are in {@code sorted}.
    */
-  static LabelShape of(String[] in, String[] sorted, int metaFrom, int metaTo, int[] special) {
+  static LabelShape of(String[] in, String[] sorted, int metaFrom, int metaTo, int[] special,
+      int address) {
     int pairs = sorted.length >> 1;
     String[] names = new String[pairs];
     int[] position = new int[pairs];
     for (int i = 0; i < pairs; i++) {
       names[i] = in[i << 1];
-      position[i] = LabelMap.indexOf(sorted, 0, pairs, names[i]);
+      position[i] = LabelArrays.indexOf(sorted, 0, pairs, names[i]);
     }
-    byte[][] utf8 = new byte[pairs][];
-    int total = 0;
-    for (int p = 0; p < pairs; p++) {
-      utf8[p] = sorted[p << 1].getBytes(StandardCharsets.UTF_8);
-      total += lebSize(utf8[p].length) + utf8[p].length;
-    }
-    byte[] encoded = new byte[total];
+    Encoder e = new Encoder();
     int[] offsets = new int[pairs + 1];
-    int at = 0;
     for (int p = 0; p < pairs; p++) {
-      offsets[p] = at;
-      int n = utf8[p].length;
-      while ((n & ~0x7F) != 0) {
-        encoded[at++] = (byte) ((n & 0x7F) | 0x80);
-        n >>>= 7;
-      }
-      encoded[at++] = (byte) n;
-      System.arraycopy(utf8[p], 0, encoded, at, utf8[p].length);
-      at += utf8[p].length;
+      offsets[p] = e.length();
+      e.writeString(sorted[p << 1]);
     }
-    offsets[pairs] = at;
-    return new LabelShape(names, position, metaFrom, metaTo, special, encoded, offsets);
+    offsets[pairs] = e.length();
+    return new LabelShape(names, position, metaFrom, metaTo, special, address,
+        Arrays.copyOf(e.bytes(), e.length()), offsets);
   }
 
-  private static int lebSize(int n) {
-    return n < (1 << 7) ? 1 : n < (1 << 14) ? 2 : n < (1 << 21) ? 3 : n < (1 << 28) ? 4 : 5;
+  private static LabelShape empty() {
+    int[] special = new int[KubernetesLabels.SPECIAL.length];
+    KubernetesLabels.find(LabelArrays.NO_LABELS, 0, 0, special);
+    return of(LabelArrays.NO_LABELS, LabelArrays.NO_LABELS, 0, 0, special, -1);
   }
 
-  /** Whether the first {@code pairs} names of {@code in} are this shape's, in its order. */
+  /**
+   * Whether the first {@code pairs} names of {@code in}, a label array in a map's order, are this
+   * shape's, in its order. Allocation-free.
+   *
+   * @param in names and values interleaved
+   * @param pairs how many pairs of {@code in} are compared
+   * @return true when they are this shape's names
+   */
   // ReferenceEquality: the same instance is the common case and needs no comparison.
   @SuppressWarnings("ReferenceEquality")
-  boolean matches(String[] in, int pairs) {
+  public boolean matches(String[] in, int pairs) {
     String[] n = names;
     if (pairs != n.length) {
       return false;
@@ -139,6 +157,16 @@ final class LabelShape {
     return true;
   }
 
+  /**
+   * Whether {@code other} has the same names as this shape, in the same order.
+   *
+   * @param other another shape
+   * @return true when it has
+   */
+  public boolean sameNames(LabelShape other) {
+    return Arrays.equals(names, other.names);
+  }
+
   /** A new label array in name order: this shape's names with {@code in}'s values. */
   String[] arrange(String[] in) {
     String[] n = names;
@@ -150,11 +178,6 @@ final class LabelShape {
       kv[p + 1] = in[(i << 1) + 1];
     }
     return kv;
-  }
-
-  /** The first name's hash code, which picks a shape's slot in a {@link Cache}. */
-  int firstHash() {
-    return hashes[0];
   }
 
   /**
@@ -171,6 +194,7 @@ final class LabelShape {
       return last;
     }
 
+    /** The shape of the first {@code pairs} names of {@code in} (at least one), or null. */
     LabelShape find(String[] in, int pairs) {
       LabelShape s = last;
       if (s != null && s.matches(in, pairs)) {
@@ -185,7 +209,7 @@ final class LabelShape {
     }
 
     void add(LabelShape shape) {
-      slots[slot(shape.firstHash(), shape.names.length)] = shape;
+      slots[slot(shape.hashes[0], shape.names.length)] = shape;
       last = shape;
     }
 

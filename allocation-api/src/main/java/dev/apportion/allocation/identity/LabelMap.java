@@ -1,4 +1,4 @@
-package dev.apportion.allocation;
+package dev.apportion.allocation.identity;
 
 import java.util.AbstractCollection;
 import java.util.AbstractMap;
@@ -20,35 +20,41 @@ import java.util.function.Predicate;
 /**
  * An immutable {@link SortedMap} in natural {@code String} order over pairs {@code [from, to)} of
  * an array of names and values interleaved ({@code name0, value0, name1, value1, ...}), strictly
- * ascending by name, no nulls. This is what {@link Target#labels()} returns: the target's own label
- * array, not a copy, viewed without any per-label object.
+ * ascending by name, no nulls (a {@linkplain LabelArrays label array}). This is what {@code
+ * Target.labels()} returns: the target's own label array, not a copy, viewed without any per-label
+ * object.
  *
- * <p>Design: the array is never written after the {@link Target} that owns it validated and sorted
- * it, so views share it freely, and {@link Target#of} can reuse it when handed another target's
- * labels. Lookups are binary searches ({@code O(log n)}); iteration walks the array; sub-maps are
- * index ranges over the same array. It behaves like {@code
- * Collections.unmodifiableSortedMap(new TreeMap<>(labels))}, which it replaced: every mutator, on
- * the map and on its views, throws {@link UnsupportedOperationException}; a null key is a {@link
+ * <p>Design: the array is never written after the target that owns it validated and sorted it, so
+ * views share it freely, and {@code Target.of} can reuse it when handed another target's labels
+ * ({@link #array()}). Lookups are binary searches ({@code O(log n)}); iteration walks the array;
+ * sub-maps are index ranges over the same array. It behaves like {@code
+ * Collections.unmodifiableSortedMap(new TreeMap<>(labels))}: every mutator, on the map and on its
+ * views, throws {@link UnsupportedOperationException}; a null key is a {@link
  * NullPointerException} and a key that is not a {@code String} a {@link ClassCastException}; a
  * sub-map remembers the key bounds it was created with and rejects keys outside them with an
  * {@link IllegalArgumentException}, as {@link SortedMap} specifies.
  *
  * <p>All fields are final, so a view is safely published however it is shared.
  */
-// JdkObsolete: Target.labels() returns a SortedMap (public API since 0.1.0); this implements it.
+// JdkObsolete: Target.labels() returns a SortedMap (public API); this implements it.
 @SuppressWarnings("JdkObsolete")
-final class LabelMap extends AbstractMap<String, String> implements SortedMap<String, String> {
+public final class LabelMap extends AbstractMap<String, String> implements SortedMap<String, String> {
   /** Names and values interleaved; strictly ascending by name; never written. */
-  final String[] kv;
+  private final String[] kv;
   /** The first pair (inclusive) and the last pair (exclusive) in this view. */
-  final int from;
-  final int to;
+  private final int from;
+  private final int to;
   /** Key bounds of a sub-map, lower inclusive and upper exclusive; null when unbounded. */
   private final String lo;
   private final String hi;
 
-  /** The whole of {@code kv}, which must be valid (see the class documentation). */
-  LabelMap(String[] kv) {
+  /**
+   * A view of the whole of {@code kv}. Allocates the view only.
+   *
+   * @param kv a label array, which must be valid (see the class documentation) and is never
+   *     written again
+   */
+  public LabelMap(String[] kv) {
     this(kv, 0, kv.length >> 1, null, null);
   }
 
@@ -60,36 +66,18 @@ final class LabelMap extends AbstractMap<String, String> implements SortedMap<St
     this.hi = hi;
   }
 
-  /** Whether this view covers its whole array (so the array itself describes it). */
-  boolean coversArray() {
-    return from == 0 && to == kv.length >> 1;
-  }
-
   /**
-   * The first pair in {@code [from, to)} whose name is not below {@code key}; {@code to} if none.
+   * This view's pairs as a label array: its array itself when the view covers all of it (a
+   * target's labels), else a copy of its range (a sub-map).
+   *
+   * @return a valid label array, never to be written
    */
-  static int lowerBound(String[] kv, int from, int to, String key) {
-    int lo = from;
-    int hi = to;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (kv[mid << 1].compareTo(key) < 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
-  /** The pair named {@code key} in {@code [from, to)}, or -1. */
-  static int indexOf(String[] kv, int from, int to, String key) {
-    int i = lowerBound(kv, from, to, key);
-    return i < to && kv[i << 1].equals(key) ? i : -1;
+  public String[] array() {
+    return from == 0 && to == kv.length >> 1 ? kv : Arrays.copyOfRange(kv, from << 1, to << 1);
   }
 
   private int indexOf(Object key) {
-    return indexOf(kv, from, to, (String) Objects.requireNonNull(key));
+    return LabelArrays.indexOf(kv, from, to, (String) Objects.requireNonNull(key));
   }
 
   // ---- queries --------------------------------------------------------------------------------
@@ -198,8 +186,8 @@ final class LabelMap extends AbstractMap<String, String> implements SortedMap<St
   }
 
   private LabelMap view(String newLo, String newHi) {
-    int f = newLo == null ? from : lowerBound(kv, from, to, newLo);
-    int t = newHi == null ? to : lowerBound(kv, f, to, newHi);
+    int f = newLo == null ? from : LabelArrays.lowerBound(kv, from, to, newLo);
+    int t = newHi == null ? to : LabelArrays.lowerBound(kv, f, to, newHi);
     return new LabelMap(kv, f, t, newLo, newHi);
   }
 
@@ -232,7 +220,7 @@ final class LabelMap extends AbstractMap<String, String> implements SortedMap<St
         if (!(e.getKey() instanceof String)) {
           return false;
         }
-        int i = indexOf(kv, from, to, (String) e.getKey());
+        int i = LabelArrays.indexOf(kv, from, to, (String) e.getKey());
         return i >= 0 && kv[(i << 1) + 1].equals(e.getValue());
       }
     };

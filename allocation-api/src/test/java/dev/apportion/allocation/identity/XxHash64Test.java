@@ -1,4 +1,4 @@
-package dev.apportion.allocation;
+package dev.apportion.allocation.identity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package dev.apportion.allocation;
+package dev.apportion.allocation.identity;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -9,17 +9,18 @@ import java.nio.ByteOrder;
  * repository, version 0.1.1), over a range of a byte array.
  *
  * <p>Why this hash: its output is fixed by a published specification with test vectors, so a
- * {@link Target#hash()} computed by any release of Apportion on any JVM (or by any other
- * conforming implementation in another language) is the same number. That is what lets several
- * allocator replicas, or several collectors deciding ownership locally, agree on placement. The
- * test vectors in {@code XxHash64Test} pin it; changing this class is a breaking change.
+ * target's identity hash ({@code Target.hash()}) computed by any release of Apportion on any JVM
+ * (or by any other conforming implementation in another language) is the same number. That is
+ * what lets several allocator replicas, or several collectors deciding ownership locally, agree
+ * on placement. The test vectors in {@code XxHash64Test} pin it; changing this class is a
+ * breaking change.
  *
- * <p>{@link Target#hash()} uses seed 0 ({@link #hash(byte[], int)}); {@link Target#labelsHash()}
- * uses another seed through {@link #hash(byte[], int, int, long)}.
+ * <p>The identity hash uses seed 0 ({@link #hash(byte[], int)}); the labels hash uses another
+ * seed through {@link #hash(byte[], int, int, long)}.
  *
  * <p>Cost: about one nanosecond per 8 bytes, allocation-free.
  */
-final class XxHash64 {
+public final class XxHash64 {
   private static final long P1 = 0x9E3779B185EBCA87L;
   private static final long P2 = 0xC2B2AE3D27D4EB4FL;
   private static final long P3 = 0x165667B19E3779F9L;
@@ -33,13 +34,27 @@ final class XxHash64 {
 
   private XxHash64() {}
 
-  /** XXH64 with seed 0 of {@code data[0, length)}. */
-  static long hash(byte[] data, int length) {
+  /**
+   * XXH64 with seed 0 of {@code data[0, length)}. Allocation-free.
+   *
+   * @param data the bytes
+   * @param length how many of them, from the first
+   * @return the hash
+   */
+  public static long hash(byte[] data, int length) {
     return hash(data, 0, length, 0);
   }
 
-  /** XXH64 with {@code seed} of {@code data[offset, offset + length)}. */
-  static long hash(byte[] data, int offset, int length, long seed) {
+  /**
+   * XXH64 with {@code seed} of {@code data[offset, offset + length)}. Allocation-free.
+   *
+   * @param data the bytes
+   * @param offset the first byte hashed
+   * @param length how many bytes
+   * @param seed the seed
+   * @return the hash
+   */
+  public static long hash(byte[] data, int offset, int length, long seed) {
     int i = offset;
     int end = offset + length;
     long h;
