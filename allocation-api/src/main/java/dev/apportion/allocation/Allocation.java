@@ -44,6 +44,7 @@ public interface Allocation {
    *
    * @param target a target
    * @return the collector's name; empty when the target is unknown or unassigned
+   * @throws NullPointerException if {@code target} is null
    */
   Optional<String> collectorOf(Target target);
 
@@ -61,6 +62,7 @@ public interface Allocation {
    * @param collector a collector's name
    * @param job a job's name
    * @return an unmodifiable list; empty for an unknown collector or job
+   * @throws NullPointerException if {@code collector} or {@code job} is null
    */
   List<Target> targetsFor(String collector, String job);
 
@@ -69,6 +71,7 @@ public interface Allocation {
    *
    * @param collector a collector's name
    * @return an unmodifiable set, in name order; empty for an unknown collector
+   * @throws NullPointerException if {@code collector} is null
    */
   Set<String> jobsFor(String collector);
 
@@ -77,6 +80,7 @@ public interface Allocation {
    *
    * @param collector a collector's name
    * @return the count; 0 for an unknown collector
+   * @throws NullPointerException if {@code collector} is null
    */
   int targetCount(String collector);
 
@@ -88,7 +92,6 @@ public interface Allocation {
    * are not counted. Cost: constant; never blocks.
    *
    * @return the count; 0 for an allocator that does not partition
-   * @since 0.2.0
    */
   default int outsidePartition() {
     return 0;
@@ -104,6 +107,7 @@ public interface Allocation {
    *
    * @param collector a collector's name
    * @return the total; 0 for an unknown collector
+   * @throws NullPointerException if {@code collector} is null
    * @since 0.1.0
    */
   default long costOf(String collector) {

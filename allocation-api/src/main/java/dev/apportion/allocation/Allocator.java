@@ -89,7 +89,6 @@ public interface Allocator {
    * @throws NullPointerException if {@code zoneByNode}, a key or a value is null
    * @throws UnsupportedOperationException if this implementation takes no topology (the built-in
    *     allocators all do)
-   * @since 0.2.0
    */
   default void setNodeZones(Map<String, String> zoneByNode) {
     throw new UnsupportedOperationException(getClass().getName() + " takes no node topology");
@@ -105,6 +104,7 @@ public interface Allocator {
    * @param collector a collector's name
    * @param job a job's name
    * @return the targets; empty, never null, for an unknown collector or job
+   * @throws NullPointerException if {@code collector} or {@code job} is null
    */
   List<Target> targetsFor(String collector, String job);
 

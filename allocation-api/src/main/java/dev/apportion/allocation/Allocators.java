@@ -50,8 +50,6 @@ public final class Allocators {
    * else its node's zone; {@link Collector#zone()}): {@value}. It is the Kubernetes label name,
    * which no Prometheus label can be (they cannot contain {@code .} or {@code /}), so it never
    * clashes with a label key.
-   *
-   * @since 0.2.0
    */
   public static final String ZONE = "topology.kubernetes.io/zone";
 
@@ -149,7 +147,7 @@ public final class Allocators {
     private boolean fallbackDisabled;
     /** NaN until given: the defaults differ for counts and costs. */
     private double loadFactor = Double.NaN;
-    private double movedShareWarning = 0.5;
+    private double movedShareWarning = AllocatorSpec.DEFAULT_MOVED_SHARE_WARNING;
     private final List<AllocationListener> listeners = new ArrayList<>();
     private String partitionKey;
     private boolean partitioningDisabled;
@@ -235,7 +233,8 @@ public final class Allocators {
 
     /**
      * The share of known targets above which one change that reassigns them is logged as a
-     * warning (a sign of churn an operator should look at). Default 0.5.
+     * warning (a sign of churn an operator should look at). Default {@value
+     * AllocatorSpec#DEFAULT_MOVED_SHARE_WARNING}.
      *
      * @param share a number from 0 to 1
      * @return this builder
@@ -265,7 +264,6 @@ public final class Allocators {
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code key} is blank but not empty, or this strategy
      *     cannot partition
-     * @since 0.2.0
      */
     public Builder partitionBy(String key) {
       Objects.requireNonNull(key, "partition key must not be null; use \"\" for none");
@@ -329,7 +327,6 @@ public final class Allocators {
      *
      * @return this builder
      * @throws IllegalArgumentException if this strategy cannot partition
-     * @since 0.2.0
      */
     public Builder zoneAware() {
       return partitionBy(ZONE);
@@ -337,11 +334,10 @@ public final class Allocators {
 
     /**
      * No partitioning: for {@code per-node}, its fallback places over every collector, whatever
-     * the zones (the behaviour before zones existed).
+     * the zones.
      *
      * @return this builder
      * @throws IllegalArgumentException if this strategy cannot partition
-     * @since 0.2.0
      */
     public Builder noPartitioning() {
       requirePartitioningSupport();
@@ -360,7 +356,6 @@ public final class Allocators {
      * @return this builder
      * @throws IllegalArgumentException if {@code factor} is not a finite number &ge; 1, or this
      *     strategy cannot partition
-     * @since 0.2.0
      */
     public Builder maxSkew(double factor) {
       if (!(factor >= 1.0) || Double.isInfinite(factor)) {
@@ -392,11 +387,21 @@ public final class Allocators {
      *     example a {@link #maxSkew} with partitioning off)
      */
     public Allocator build() {
-      return provider.create(new AllocatorSpec(provider.name(), fallback, fallbackDisabled,
-          Double.isNaN(loadFactor) ? AllocatorSpec.DEFAULT_LOAD_FACTOR : loadFactor,
-          movedShareWarning, listeners, partitionKey, partitioningDisabled, maxSkew,
-          maxTargetsPerCollector, maxCostPerCollector,
-          Double.isNaN(loadFactor) ? AllocatorSpec.DEFAULT_COST_LOAD_FACTOR : loadFactor));
+      AllocatorSpec.Builder spec = AllocatorSpec.builder(provider.name());
+      if (!Double.isNaN(loadFactor)) {
+        spec.loadFactor(loadFactor);
+      }
+      return provider.create(spec
+          .fallback(fallback)
+          .fallbackDisabled(fallbackDisabled)
+          .movedShareWarning(movedShareWarning)
+          .listeners(listeners)
+          .partitionKey(partitionKey)
+          .partitioningDisabled(partitioningDisabled)
+          .maxSkew(maxSkew)
+          .maxTargetsPerCollector(maxTargetsPerCollector)
+          .maxCostPerCollector(maxCostPerCollector)
+          .build());
     }
 
     private void requirePartitioningSupport() {

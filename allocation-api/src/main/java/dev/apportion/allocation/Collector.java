@@ -106,7 +106,6 @@ public final class Collector implements Comparable<Collector> {
    * @return the collector
    * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is blank
-   * @since 0.2.0
    */
   public static Collector of(String name, String node, String zone) {
     Objects.requireNonNull(name, "collector name must not be null");
@@ -128,7 +127,6 @@ public final class Collector implements Comparable<Collector> {
    * @return a new collector with the same name, node and zone
    * @throws NullPointerException if {@code labels}, a name or a value is null
    * @throws IllegalArgumentException if a label name is empty
-   * @since 0.2.0
    */
   public Collector withLabels(Map<String, String> labels) {
     Objects.requireNonNull(labels, "labels must not be null");
@@ -166,7 +164,6 @@ public final class Collector implements Comparable<Collector> {
    * The zone this collector runs in.
    *
    * @return the zone, or empty when the collector has none
-   * @since 0.2.0
    */
   public Optional<String> zone() {
     return Optional.ofNullable(zone);
@@ -176,7 +173,6 @@ public final class Collector implements Comparable<Collector> {
    * The collector's labels (see {@link #withLabels}). Does not allocate.
    *
    * @return an unmodifiable map in name order; empty unless labels were given
-   * @since 0.2.0
    */
   public SortedMap<String, String> labels() {
     return labels;

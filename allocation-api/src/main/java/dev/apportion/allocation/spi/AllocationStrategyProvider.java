@@ -38,7 +38,6 @@ public interface AllocationStrategyProvider {
    *
    * @return true when {@link AllocatorSpec#partitionKey()} and {@link AllocatorSpec#maxSkew()}
    *     are used
-   * @since 0.2.0
    */
   default boolean supportsPartitioning() {
     return false;

@@ -34,7 +34,6 @@ public final class AllocatorSpec {
    * capacity") shows the balance and the movement this buys. A load factor given to the builder
    * applies to both kinds of placement.
    *
-   * @since 0.2.0
    */
   public static final double DEFAULT_COST_LOAD_FACTOR = 1.15;
 
@@ -51,6 +50,93 @@ public final class AllocatorSpec {
   private final int maxTargetsPerCollector;
   private final long maxCostPerCollector;
 
+  /** The share of moved targets above which a change is logged as a warning, by default. */
+  public static final double DEFAULT_MOVED_SHARE_WARNING = 0.5;
+
+  /**
+   * A builder of a spec for {@code strategy}, every option at its default: no fallback named, the
+   * default load factors, a warning above {@value #DEFAULT_MOVED_SHARE_WARNING} of the targets
+   * moved, no listener, no partitioning asked for, no skew limit, no per-collector limit. Does not
+   * block; allocates the builder.
+   *
+   * @param strategy the strategy's name; not null
+   * @return a new builder
+   * @throws NullPointerException if {@code strategy} is null
+   */
+  public static Builder builder(String strategy) {
+    return new Builder(strategy);
+  }
+
+  /**
+   * A builder holding every option of this spec, to copy it with some options changed (the cost
+   * load factor is carried as it is, whether the user gave it or not).
+   *
+   * @return a new builder
+   */
+  public Builder toBuilder() {
+    return new Builder(strategy)
+        .fallback(fallback)
+        .fallbackDisabled(fallbackDisabled)
+        .loadFactor(loadFactor)
+        .costLoadFactor(costLoadFactor)
+        .movedShareWarning(movedShareWarning)
+        .listeners(listeners)
+        .partitionKey(partitionKey)
+        .partitioningDisabled(partitioningDisabled)
+        .maxSkew(maxSkew)
+        .maxTargetsPerCollector(maxTargetsPerCollector)
+        .maxCostPerCollector(maxCostPerCollector);
+  }
+
+  private AllocatorSpec(Builder b) {
+    this.strategy = b.strategy;
+    if (b.maxTargetsPerCollector < 0 || b.maxCostPerCollector < 0) {
+      throw new IllegalArgumentException("per-collector limits must be positive, or 0 for none: "
+          + b.maxTargetsPerCollector + ", " + b.maxCostPerCollector);
+    }
+    if (b.partitionKey != null && b.partitionKey.isBlank()) {
+      throw new IllegalArgumentException("partition key must not be blank");
+    }
+    if (b.partitioningDisabled && b.partitionKey != null) {
+      throw new IllegalArgumentException(
+          "partition key '" + b.partitionKey + "' given while partitioning is disabled");
+    }
+    if (!Double.isNaN(b.maxSkew) && !(b.maxSkew >= 1.0 && !Double.isInfinite(b.maxSkew))) {
+      throw new IllegalArgumentException("max skew must be a finite number >= 1: " + b.maxSkew);
+    }
+    if (b.fallbackDisabled && b.fallback != null) {
+      throw new IllegalArgumentException("fallback '" + b.fallback + "' given while disabled");
+    }
+    double load = b.loadFactorGiven ? b.loadFactor : DEFAULT_LOAD_FACTOR;
+    double costLoad = b.costLoadFactorGiven ? b.costLoadFactor
+        : b.loadFactorGiven ? b.loadFactor : DEFAULT_COST_LOAD_FACTOR;
+    if (!(load > 1.0) || Double.isInfinite(load)) {
+      throw new IllegalArgumentException("load factor must be a finite number > 1: " + load);
+    }
+    if (!(costLoad > 1.0) || Double.isInfinite(costLoad)) {
+      throw new IllegalArgumentException(
+          "cost load factor must be a finite number > 1: " + costLoad);
+    }
+    if (!(b.movedShareWarning >= 0.0 && b.movedShareWarning <= 1.0)) {
+      throw new IllegalArgumentException(
+          "moved share warning must be between 0 and 1: " + b.movedShareWarning);
+    }
+    for (AllocationListener l : b.listeners) {
+      Objects.requireNonNull(l, "listeners must not contain null");
+    }
+    this.fallback = b.fallback;
+    this.fallbackDisabled = b.fallbackDisabled;
+    this.loadFactor = load;
+    this.costLoadFactor = costLoad;
+    this.movedShareWarning = b.movedShareWarning;
+    this.listeners = List.copyOf(b.listeners);
+    this.partitionKey = b.partitionKey;
+    this.partitioningDisabled = b.partitioningDisabled;
+    this.maxSkew = b.maxSkew;
+    this.maxTargetsPerCollector = b.maxTargetsPerCollector;
+    this.maxCostPerCollector = b.maxCostPerCollector;
+  }
+
   /**
    * A spec with no partitioning asked for (the strategy applies its default).
    *
@@ -64,11 +150,14 @@ public final class AllocatorSpec {
    * @throws NullPointerException if {@code strategy} or {@code listeners} is null
    * @throws IllegalArgumentException if {@code fallback} is given while disabled, or a number is
    *     out of range
+   * @deprecated positional arguments are easy to swap; use {@link #builder(String)}
    */
+  @Deprecated
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners) {
     this(strategy, fallback, fallbackDisabled, loadFactor, movedShareWarning, listeners, null,
-        false, Double.NaN);
+        false, Double.NaN, 0, 0L,
+        loadFactor == DEFAULT_LOAD_FACTOR ? DEFAULT_COST_LOAD_FACTOR : loadFactor);
   }
 
   /**
@@ -88,17 +177,20 @@ public final class AllocatorSpec {
    * @throws NullPointerException if {@code strategy} or {@code listeners} is null
    * @throws IllegalArgumentException if {@code fallback} is given while disabled, a partition key
    *     while partitioning is disabled, a blank partition key, or a number is out of range
-   * @since 0.2.0
+   * @deprecated positional arguments are easy to swap; use {@link #builder(String)}
    */
+  @Deprecated
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
       String partitionKey, boolean partitioningDisabled, double maxSkew) {
     this(strategy, fallback, fallbackDisabled, loadFactor, movedShareWarning, listeners,
-        partitionKey, partitioningDisabled, maxSkew, 0, 0L);
+        partitionKey, partitioningDisabled, maxSkew, 0, 0L,
+        loadFactor == DEFAULT_LOAD_FACTOR ? DEFAULT_COST_LOAD_FACTOR : loadFactor);
   }
 
   /**
-   * A spec with every option.
+   * A spec with every option but the cost load factor, which is {@link #DEFAULT_COST_LOAD_FACTOR}
+   * when {@code loadFactor} is {@link #DEFAULT_LOAD_FACTOR}, and {@code loadFactor} otherwise.
    *
    * @param strategy the strategy's name; not null
    * @param fallback the fallback strategy's name, or null when none was named
@@ -119,8 +211,9 @@ public final class AllocatorSpec {
    * @throws IllegalArgumentException if {@code fallback} is given while disabled, a partition key
    *     while partitioning is disabled, a blank partition key, or a number is out of range
    *     (a limit below 0)
-   * @since 0.2.0
+   * @deprecated positional arguments are easy to swap; use {@link #builder(String)}
    */
+  @Deprecated
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
       String partitionKey, boolean partitioningDisabled, double maxSkew,
@@ -131,11 +224,7 @@ public final class AllocatorSpec {
   }
 
   /**
-   * A spec with every option, the cost load factor included. The constructors without one take
-   * {@link #DEFAULT_COST_LOAD_FACTOR} when {@code loadFactor} is {@link #DEFAULT_LOAD_FACTOR},
-   * and {@code loadFactor} otherwise (a factor the user gave applies to both placements): they
-   * cannot tell a 1.2 the user gave from the default, so code that copies a spec should use this
-   * constructor and pass {@link #costLoadFactor()} on.
+   * A spec with every option, the cost load factor included.
    *
    * @param strategy the strategy's name; not null
    * @param fallback the fallback strategy's name, or null when none was named
@@ -158,52 +247,26 @@ public final class AllocatorSpec {
    * @throws IllegalArgumentException if {@code fallback} is given while disabled, a partition key
    *     while partitioning is disabled, a blank partition key, or a number is out of range
    *     (a limit below 0)
-   * @since 0.2.0
+   * @deprecated positional arguments are easy to swap; use {@link #builder(String)}, and {@link
+   *     #toBuilder()} to copy a spec
    */
+  @Deprecated
   public AllocatorSpec(String strategy, String fallback, boolean fallbackDisabled,
       double loadFactor, double movedShareWarning, List<AllocationListener> listeners,
       String partitionKey, boolean partitioningDisabled, double maxSkew,
       int maxTargetsPerCollector, long maxCostPerCollector, double costLoadFactor) {
-    if (maxTargetsPerCollector < 0 || maxCostPerCollector < 0) {
-      throw new IllegalArgumentException("per-collector limits must be positive, or 0 for none: "
-          + maxTargetsPerCollector + ", " + maxCostPerCollector);
-    }
-    this.maxTargetsPerCollector = maxTargetsPerCollector;
-    this.maxCostPerCollector = maxCostPerCollector;
-    if (partitionKey != null && partitionKey.isBlank()) {
-      throw new IllegalArgumentException("partition key must not be blank");
-    }
-    if (partitioningDisabled && partitionKey != null) {
-      throw new IllegalArgumentException(
-          "partition key '" + partitionKey + "' given while partitioning is disabled");
-    }
-    if (!Double.isNaN(maxSkew) && !(maxSkew >= 1.0 && !Double.isInfinite(maxSkew))) {
-      throw new IllegalArgumentException("max skew must be a finite number >= 1: " + maxSkew);
-    }
-    this.partitionKey = partitionKey;
-    this.partitioningDisabled = partitioningDisabled;
-    this.maxSkew = maxSkew;
-    this.strategy = Objects.requireNonNull(strategy, "strategy must not be null");
-    if (fallbackDisabled && fallback != null) {
-      throw new IllegalArgumentException("fallback '" + fallback + "' given while disabled");
-    }
-    if (!(loadFactor > 1.0) || Double.isInfinite(loadFactor)) {
-      throw new IllegalArgumentException("load factor must be a finite number > 1: " + loadFactor);
-    }
-    if (!(costLoadFactor > 1.0) || Double.isInfinite(costLoadFactor)) {
-      throw new IllegalArgumentException(
-          "cost load factor must be a finite number > 1: " + costLoadFactor);
-    }
-    if (!(movedShareWarning >= 0.0 && movedShareWarning <= 1.0)) {
-      throw new IllegalArgumentException(
-          "moved share warning must be between 0 and 1: " + movedShareWarning);
-    }
-    this.fallback = fallback;
-    this.fallbackDisabled = fallbackDisabled;
-    this.loadFactor = loadFactor;
-    this.costLoadFactor = costLoadFactor;
-    this.movedShareWarning = movedShareWarning;
-    this.listeners = List.copyOf(listeners);
+    this(builder(strategy)
+        .fallback(fallback)
+        .fallbackDisabled(fallbackDisabled)
+        .loadFactor(loadFactor)
+        .costLoadFactor(costLoadFactor)
+        .movedShareWarning(movedShareWarning)
+        .listeners(listeners)
+        .partitionKey(partitionKey)
+        .partitioningDisabled(partitioningDisabled)
+        .maxSkew(maxSkew)
+        .maxTargetsPerCollector(maxTargetsPerCollector)
+        .maxCostPerCollector(maxCostPerCollector));
   }
 
   /**
@@ -252,7 +315,6 @@ public final class AllocatorSpec {
    *
    * @return a finite number &gt; 1: the load factor the user gave, else {@link
    *     #DEFAULT_COST_LOAD_FACTOR}
-   * @since 0.2.0
    */
   public double costLoadFactor() {
     return costLoadFactor;
@@ -298,7 +360,6 @@ public final class AllocatorSpec {
    *
    * @return the key; empty when none was named (the strategy applies its default) or when
    *     partitioning is {@linkplain #partitioningDisabled() disabled}
-   * @since 0.2.0
    */
   public Optional<String> partitionKey() {
     return Optional.ofNullable(partitionKey);
@@ -309,7 +370,6 @@ public final class AllocatorSpec {
    * zone-aware fallback).
    *
    * @return true after {@code noPartitioning()} or {@code partitionBy("")}
-   * @since 0.2.0
    */
   public boolean partitioningDisabled() {
     return partitioningDisabled;
@@ -320,7 +380,6 @@ public final class AllocatorSpec {
    * cluster-wide mean; targets past it spill over to other partitions.
    *
    * @return a finite number &ge; 1; empty for no limit (a partition never spills)
-   * @since 0.2.0
    */
   public OptionalDouble maxSkew() {
     return Double.isNaN(maxSkew) ? OptionalDouble.empty() : OptionalDouble.of(maxSkew);
@@ -357,5 +416,175 @@ public final class AllocatorSpec {
    */
   public List<AllocationListener> listeners() {
     return listeners;
+  }
+
+  /**
+   * Collects the options of an {@link AllocatorSpec}; {@link #build()} validates them together.
+   * Each setter takes the value as the spec reports it (null, NaN or 0 for "none"), so that code
+   * copying a spec passes values on unchanged. Not thread-safe; {@link #build()} may be called
+   * more than once.
+   */
+  public static final class Builder {
+    private final String strategy;
+    private String fallback;
+    private boolean fallbackDisabled;
+    private double loadFactor;
+    /** Whether a load factor was given: the defaults differ for counts and costs. */
+    private boolean loadFactorGiven;
+    private double costLoadFactor;
+    /** Whether a cost load factor was given; if not, the load factor given, else the default. */
+    private boolean costLoadFactorGiven;
+    private double movedShareWarning = DEFAULT_MOVED_SHARE_WARNING;
+    private List<AllocationListener> listeners = List.of();
+    private String partitionKey;
+    private boolean partitioningDisabled;
+    private double maxSkew = Double.NaN;
+    private int maxTargetsPerCollector;
+    private long maxCostPerCollector;
+
+    private Builder(String strategy) {
+      this.strategy = Objects.requireNonNull(strategy, "strategy must not be null");
+    }
+
+    /**
+     * The fallback strategy the user named.
+     *
+     * @param name its name, or null when none was named
+     * @return this builder
+     */
+    public Builder fallback(String name) {
+      this.fallback = name;
+      return this;
+    }
+
+    /**
+     * Whether the user opted out of any fallback; then no fallback may be named.
+     *
+     * @param disabled true to opt out
+     * @return this builder
+     */
+    public Builder fallbackDisabled(boolean disabled) {
+      this.fallbackDisabled = disabled;
+      return this;
+    }
+
+    /**
+     * The load factor ({@link AllocatorSpec#loadFactor()}); when no cost load factor is given,
+     * it is the cost load factor too. Default {@link #DEFAULT_LOAD_FACTOR}.
+     *
+     * @param factor a finite number &gt; 1 (checked by {@link #build()})
+     * @return this builder
+     */
+    public Builder loadFactor(double factor) {
+      this.loadFactor = factor;
+      this.loadFactorGiven = true;
+      return this;
+    }
+
+    /**
+     * The cost load factor ({@link AllocatorSpec#costLoadFactor()}). Default: the load factor
+     * given, else {@link #DEFAULT_COST_LOAD_FACTOR}.
+     *
+     * @param factor a finite number &gt; 1 (checked by {@link #build()})
+     * @return this builder
+     */
+    public Builder costLoadFactor(double factor) {
+      this.costLoadFactor = factor;
+      this.costLoadFactorGiven = true;
+      return this;
+    }
+
+    /**
+     * The share of targets above which one change that moves them is logged as a warning.
+     * Default {@value #DEFAULT_MOVED_SHARE_WARNING}.
+     *
+     * @param share a number from 0 to 1 (checked by {@link #build()})
+     * @return this builder
+     */
+    public Builder movedShareWarning(double share) {
+      this.movedShareWarning = share;
+      return this;
+    }
+
+    /**
+     * The listeners to notify, in order; copied by {@link #build()}. Default none.
+     *
+     * @param all the listeners; not null, no null element (checked by {@link #build()})
+     * @return this builder
+     * @throws NullPointerException if {@code all} is null
+     */
+    public Builder listeners(List<AllocationListener> all) {
+      this.listeners = Objects.requireNonNull(all, "listeners must not be null");
+      return this;
+    }
+
+    /**
+     * The partition key the user asked for.
+     *
+     * @param key {@link dev.apportion.allocation.Allocators#ZONE} or a label name, not blank; null
+     *     when none was named
+     * @return this builder
+     */
+    public Builder partitionKey(String key) {
+      this.partitionKey = key;
+      return this;
+    }
+
+    /**
+     * Whether the user opted out of partitioning; then no partition key may be given.
+     *
+     * @param disabled true to opt out
+     * @return this builder
+     */
+    public Builder partitioningDisabled(boolean disabled) {
+      this.partitioningDisabled = disabled;
+      return this;
+    }
+
+    /**
+     * The skew limit. Default none.
+     *
+     * @param factor a finite number &ge; 1, or NaN for none (checked by {@link #build()})
+     * @return this builder
+     */
+    public Builder maxSkew(double factor) {
+      this.maxSkew = factor;
+      return this;
+    }
+
+    /**
+     * The most targets a collector of capacity 1 may hold. Default none.
+     *
+     * @param max a positive number, or 0 for no limit (checked by {@link #build()})
+     * @return this builder
+     */
+    public Builder maxTargetsPerCollector(int max) {
+      this.maxTargetsPerCollector = max;
+      return this;
+    }
+
+    /**
+     * The most cost a collector of capacity 1 may hold. Default none.
+     *
+     * @param max a positive number, or 0 for no limit (checked by {@link #build()})
+     * @return this builder
+     */
+    public Builder maxCostPerCollector(long max) {
+      this.maxCostPerCollector = max;
+      return this;
+    }
+
+    /**
+     * The spec. Does not block; allocates the spec and a copy of the listeners.
+     *
+     * @return a new, immutable spec
+     * @throws NullPointerException if a listener is null
+     * @throws IllegalArgumentException if a fallback is named while disabled, a partition key
+     *     given while partitioning is disabled, the partition key is blank, or a number is out
+     *     of range
+     */
+    public AllocatorSpec build() {
+      return new AllocatorSpec(this);
+    }
   }
 }

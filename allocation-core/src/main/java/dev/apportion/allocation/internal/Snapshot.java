@@ -9,6 +9,7 @@ import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -69,6 +70,7 @@ final class Snapshot implements Allocation {
 
   @Override
   public Optional<String> collectorOf(Target target) {
+    Objects.requireNonNull(target, "target must not be null");
     return Optional.ofNullable(table.owner(target));
   }
 
@@ -79,12 +81,14 @@ final class Snapshot implements Allocation {
 
   /** The entry of a collector, or null. */
   JobLists entry(String collector) {
+    Objects.requireNonNull(collector, "collector must not be null");
     int i = indexByName.get(collector);
     return i < 0 ? null : entries[i];
   }
 
   @Override
   public List<Target> targetsFor(String collector, String job) {
+    Objects.requireNonNull(job, "job must not be null");
     JobLists e = entry(collector);
     return e == null ? ImmutableList.of() : e.targets(job);
   }
@@ -103,6 +107,7 @@ final class Snapshot implements Allocation {
 
   @Override
   public long costOf(String collector) {
+    Objects.requireNonNull(collector, "collector must not be null");
     int i = indexByName.get(collector);
     return i < 0 ? 0L : costs[i];
   }
