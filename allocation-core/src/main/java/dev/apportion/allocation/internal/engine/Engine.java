@@ -13,7 +13,6 @@ import dev.apportion.allocation.internal.collections.Passes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +61,7 @@ public final class Engine implements Allocator {
   /** Shared with the placer, which reads target zones through it. */
   @GuardedBy("lock")
   private final NodeZones zones;
-  private final List<AllocationListener> listeners;
+  private final Listeners listeners;
   private final double movedShareWarning;
   @GuardedBy("lock")
   private final CollectorLimits limits;
@@ -126,7 +125,7 @@ public final class Engine implements Allocator {
     this.strategy = strategy;
     this.placer = placer;
     this.partitioned = placer instanceof Partitioned p ? p : null;
-    this.listeners = List.copyOf(listeners);
+    this.listeners = new Listeners(listeners);
     this.movedShareWarning = movedShareWarning;
     this.slots = new Slots(keyMask, compareInTurn, !limits.active());
   }
@@ -270,8 +269,6 @@ public final class Engine implements Allocator {
     lastDuplicates = duplicates;
   }
 
-  private static final Comparator<Collector> BY_NAME = Comparator.comparing(Collector::name);
-
   @Override
   public void setCollectors(Collection<Collector> collectors) {
     Objects.requireNonNull(collectors, "collectors must not be null");
@@ -283,7 +280,8 @@ public final class Engine implements Allocator {
     lock.lock();
     try {
       long start = System.nanoTime();
-      Ordered ordered = inNameOrder(given);
+      CollectorsInNameOrder ordered =
+          CollectorsInNameOrder.of(given, members, snapshot.indexByName);
       Collector[] byName = ordered.collectors();
       Snapshot before = snapshot;
       slots.beginOperation();
@@ -312,100 +310,6 @@ public final class Engine implements Allocator {
     } finally {
       lock.unlock();
     }
-  }
-
-  /**
-   * The collectors given, in name order; throws on a repeated name. The members are in name
-   * order already: a known collector takes its member's place, found by name, and only the new
-   * ones are sorted and merged in, so a set that changed little costs O(n), whatever order it
-   * comes in.
-   */
-  @GuardedBy("lock")
-  private Ordered inNameOrder(Collector[] given) {
-    Collector[] known = new Collector[members.size()];
-    List<Collector> fresh = new ArrayList<>();
-    NameIndex index = snapshot.indexByName;
-    for (Collector c : given) {
-      locate(c, index, known, fresh);
-    }
-    fresh.sort(BY_NAME);
-    for (int i = 1; i < fresh.size(); i++) {
-      if (fresh.get(i - 1).name().equals(fresh.get(i).name())) {
-        throw duplicate(fresh.get(i));
-      }
-    }
-    Collector[] out = new Collector[given.length];
-    Member[] outMembers = new Member[given.length];
-    Member[] current = members.array();
-    int freshCount = fresh.size();
-    int w = 0;
-    int f = 0;
-    for (int i = 0; i < known.length; i++) {
-      Collector c = known[i];
-      if (c == null) {
-        continue;
-      }
-      while (f < freshCount && fresh.get(f).name().compareTo(c.name()) < 0) {
-        out[w++] = fresh.get(f++);
-      }
-      outMembers[w] = current[i];
-      out[w++] = c;
-    }
-    while (f < fresh.size()) {
-      out[w++] = fresh.get(f++);
-    }
-    return new Ordered(out, outMembers);
-  }
-
-  /**
-   * Finds collector {@code c}'s member: records {@code c} at the member's index in {@code known},
-   * or adds it to {@code fresh} when no member has its name. A method a collector
-   * ({@link Passes}).
-   *
-   * @throws IllegalArgumentException if {@code known} has a collector of that name already
-   */
-  @GuardedBy("lock")
-  private void locate(Collector c, NameIndex index, Collector[] known, List<Collector> fresh) {
-    // The last snapshot's name index answers with one probe (the name's cached hash, then its
-    // arrays); what it says is checked against the members, and searched for when it differs.
-    String name = c.name();
-    int at = index.get(name);
-    Member m = at >= 0 && at < members.size() && members.get(at).name().equals(name)
-        ? members.get(at) : members.byName(name);
-    if (m == null) {
-      fresh.add(c);
-    } else if (known[m.index()] != null) {
-      throw duplicate(c);
-    } else {
-      known[m.index()] = c;
-    }
-  }
-
-  /**
-   * Collectors in name order, each with its member when it has one (null for a new name): found
-   * once by name, not again when the set is applied.
-   */
-  private static final class Ordered {
-    private final Collector[] collectors;
-    private final Member[] members;
-
-    Ordered(Collector[] collectors, Member[] members) {
-      this.collectors = collectors;
-      this.members = members;
-    }
-
-    Collector[] collectors() {
-      return collectors;
-    }
-
-    Member[] members() {
-      return members;
-    }
-  }
-
-  private static IllegalArgumentException duplicate(Collector c) {
-    return new IllegalArgumentException("duplicate collector name '" + c.name()
-        + "': collector names must be unique within one setCollectors call");
   }
 
   /** Applies a non-empty collector set; returns the members that left (ids still reserved). */
@@ -633,46 +537,7 @@ public final class Engine implements Allocator {
     if (listeners.isEmpty()) {
       return;
     }
-    AllocationChangeRecord change = new AllocationChangeRecord(cause, strategy, before, after,
-        moves, relabeled, reassigned, System.nanoTime() - start);
-    Throwable failure = null;
-    for (AllocationListener l : listeners) {
-      try {
-        l.onChange(change);
-      } catch (VirtualMachineError e) {
-        if (!(e instanceof StackOverflowError)) {
-          // Out of memory, or an internal error: the JVM may be in no state to run more code.
-          throw e;
-        }
-        failure = collect(failure, e);
-      } catch (Throwable e) {
-        // Every listener hears every change, whatever an earlier one threw: an exception, an
-        // AssertionError, a sneaky checked exception, a stack overflow (unwound by now).
-        failure = collect(failure, e);
-      }
-    }
-    if (failure != null) {
-      throw Engine.<RuntimeException>sneaky(failure);
-    }
-  }
-
-  private static Throwable collect(Throwable first, Throwable next) {
-    if (first == null) {
-      return next;
-    }
-    if (first != next) {
-      first.addSuppressed(next);
-    }
-    return first;
-  }
-
-  /**
-   * Rethrows {@code t} as it is, checked or not, after every listener ran. The type parameter is
-   * the idiom's point (the compiler infers an unchecked type, so no checked exception need be
-   * declared), which TypeParameterUnusedInFormals flags in general.
-   */
-  @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
-  private static <T extends Throwable> T sneaky(Throwable t) throws T {
-    throw (T) t;
+    listeners.tell(new AllocationChangeRecord(cause, strategy, before, after, moves, relabeled,
+        reassigned, System.nanoTime() - start));
   }
 }
