@@ -2,6 +2,15 @@ package dev.apportion.allocation.internal;
 
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
+import dev.apportion.allocation.internal.chash.ConsistentHashingPlacer;
+import dev.apportion.allocation.internal.engine.Engine;
+import dev.apportion.allocation.internal.engine.NodeZones;
+import dev.apportion.allocation.internal.engine.Placer;
+import dev.apportion.allocation.internal.leastweighted.LeastWeightedPlacer;
+import dev.apportion.allocation.internal.partition.PartitionKey;
+import dev.apportion.allocation.internal.partition.PartitionedPlacer;
+import dev.apportion.allocation.internal.pernode.PerNodePlacer;
+import dev.apportion.allocation.internal.rendezvous.RendezvousPlacer;
 import dev.apportion.allocation.spi.AllocationStrategyProvider;
 import dev.apportion.allocation.spi.AllocatorSpec;
 import java.util.function.Supplier;
@@ -15,7 +24,7 @@ public final class Providers {
    * collector, so the bounded-load cap decides its balance, not the arcs; 32 tokens a collector
    * instead of 256 make the ring it rebuilds on every collector change 8 times smaller.
    */
-  static final int FALLBACK_VIRTUAL_NODES = 32;
+  public static final int FALLBACK_VIRTUAL_NODES = 32;
 
   private Providers() {}
 

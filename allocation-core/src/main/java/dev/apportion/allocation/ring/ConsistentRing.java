@@ -1,6 +1,7 @@
 package dev.apportion.allocation.ring;
 
-import dev.apportion.allocation.internal.LongSort;
+import dev.apportion.allocation.internal.collections.LongSort;
+import dev.apportion.allocation.internal.hash.RingTokens;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -13,7 +14,8 @@ import java.util.NavigableMap;
  * STOC 1997), with a bucket index for constant-time lookup.
  *
  * <p><b>Design.</b> Member {@code i} places {@code max(1, round(w_i * v))} tokens on a 64-bit
- * circle, token {@code j} at {@code mix(memberHash + (j + 1) * golden)}; a key belongs to the
+ * circle, token {@code j} at {@code mix(memberHash + (j + 1) * golden)} (the engine's
+ * consistent-hashing strategy places its tokens at the same positions); a key belongs to the
  * first token at or after it, wrapping around. A token is stored as one {@code long}: its
  * position in the high {@value #POSITION_BITS} bits, its member's index (name order) in the low
  * {@value #INDEX_BITS}, so one primitive sort orders tokens by position and breaks the (rare)
@@ -32,11 +34,10 @@ import java.util.NavigableMap;
  * members' tokens. Memory: 8 bytes per token plus 4 per bucket.
  */
 final class ConsistentRing extends MemberTable {
-  static final int INDEX_BITS = 20;
-  static final int POSITION_BITS = 64 - INDEX_BITS;
-  private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
-  private static final long POSITION_MASK = ~INDEX_MASK;
-  private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+  static final int INDEX_BITS = RingTokens.ID_BITS;
+  static final int POSITION_BITS = RingTokens.POSITION_BITS;
+  private static final long INDEX_MASK = RingTokens.ID_MASK;
+  private static final long POSITION_MASK = RingTokens.POSITION_MASK;
 
   private final int virtualNodes;
   private final long[] tokens;
@@ -72,7 +73,7 @@ final class ConsistentRing extends MemberTable {
       if (fresh[m]) {
         int count = tokenCount(weights[m]);
         for (int j = 0; j < count; j++) {
-          added[a++] = token(hashes[m], j, m);
+          added[a++] = RingTokens.token(hashes[m], j, m);
         }
       }
     }
@@ -100,11 +101,7 @@ final class ConsistentRing extends MemberTable {
   }
 
   private int tokenCount(double weight) {
-    return (int) Math.max(1, Math.min(1 << 20, Math.round(weight * virtualNodes)));
-  }
-
-  private static long token(long memberHash, int j, int index) {
-    return (HashRings.mix(memberHash + (j + 1) * GOLDEN) & POSITION_MASK) | index;
+    return RingTokens.count(weight, virtualNodes, 1, 1 << 20);
   }
 
   /** Keeps the surviving old tokens (re-indexed; order is preserved) and merges in the new. */
@@ -167,7 +164,7 @@ final class ConsistentRing extends MemberTable {
 
   /** The member index of token {@code i}. */
   int tokenOwner(int i) {
-    return (int) (tokens[i] & INDEX_MASK);
+    return RingTokens.id(tokens[i]);
   }
 
   @Override

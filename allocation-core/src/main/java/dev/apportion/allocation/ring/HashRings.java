@@ -1,6 +1,7 @@
 package dev.apportion.allocation.ring;
 
 import com.google.common.hash.Hashing;
+import dev.apportion.allocation.internal.hash.SplitMix;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
@@ -135,9 +136,7 @@ public final class HashRings {
    * @return the mixed value
    */
   public static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
+    return SplitMix.mix(z);
   }
 
   /**

@@ -13,6 +13,7 @@ import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.internal.chash.ConsistentHashingPlacer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ConsistentHashingTest extends AllocatorContractTest {
+public class ConsistentHashingTest extends AllocatorContractTest {
   @Override
   Allocators.Builder builder() {
     return Allocators.builder("consistent-hashing");

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * strategies that use them (least-weighted, rendezvous; consistent-hashing's cost bound is
  * tested with its placer). Every figure is a count.
  */
-class CostCapacityTest {
+public class CostCapacityTest {
 
   /** Collectors with capacities 1, 2 and 4 in turn. */
   static List<Collector> mixed(int n) {
@@ -53,7 +53,7 @@ class CostCapacityTest {
     return worst;
   }
 
-  static double peakOverMean(Allocation a) {
+  public static double peakOverMean(Allocation a) {
     long max = 0;
     long sum = 0;
     for (Collector c : a.collectors()) {

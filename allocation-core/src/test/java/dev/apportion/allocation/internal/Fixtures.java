@@ -19,10 +19,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /** Test data and the completeness check every test runs after every operation. */
-final class Fixtures {
+public final class Fixtures {
   private Fixtures() {}
 
-  static List<Target> targets(int n, int jobs) {
+  public static List<Target> targets(int n, int jobs) {
     List<Target> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(Target.of("job-" + (i % jobs), "10.0." + (i / 250) + "." + (i % 250) + ":9100",
@@ -32,7 +32,7 @@ final class Fixtures {
   }
 
   /** {@code perNode} targets on each of {@code nodes} nodes, via the pod node label. */
-  static List<Target> nodeTargets(int nodes, int perNode) {
+  public static List<Target> nodeTargets(int nodes, int perNode) {
     List<Target> out = new ArrayList<>();
     for (int n = 0; n < nodes; n++) {
       for (int i = 0; i < perNode; i++) {
@@ -47,7 +47,7 @@ final class Fixtures {
    * Heavy-tailed (Pareto, shape 1.2, scale 50, capped at 5000) costs attached to {@code ts}, from
    * a fixed seed: a few targets carry most of the cost, as series per scrape do.
    */
-  static List<Target> paretoCosts(List<Target> ts, long seed) {
+  public static List<Target> paretoCosts(List<Target> ts, long seed) {
     java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
     List<Target> out = new ArrayList<>(ts.size());
     for (Target t : ts) {
@@ -56,13 +56,13 @@ final class Fixtures {
     return out;
   }
 
-  static long pareto(java.util.SplittableRandom r) {
+  public static long pareto(java.util.SplittableRandom r) {
     double u = 1.0 - r.nextDouble();
     return Math.min(5_000L, (long) Math.floor(50.0 / Math.pow(u, 1 / 1.2)));
   }
 
   /** Each target's cost scaled by a factor drawn in [1 - d, 1 + d], from a fixed seed. */
-  static List<Target> drift(List<Target> ts, double d, long seed) {
+  public static List<Target> drift(List<Target> ts, double d, long seed) {
     java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
     List<Target> out = new ArrayList<>(ts.size());
     for (Target t : ts) {
@@ -76,7 +76,7 @@ final class Fixtures {
    * The targets with a new cost for those whose collector in {@code placed} satisfies
    * {@code on}, the others unchanged: a drift that only some collectors' targets see.
    */
-  static List<Target> recost(List<Target> ts, Allocation placed,
+  public static List<Target> recost(List<Target> ts, Allocation placed,
       java.util.function.Predicate<String> on, java.util.function.LongUnaryOperator cost) {
     List<Target> out = new ArrayList<>(ts.size());
     for (Target t : ts) {
@@ -90,7 +90,7 @@ final class Fixtures {
    * Adds {@code k} new targets to {@code ts} one write at a time and sums the targets each write
    * moved among the targets placed before it (the added one is not counted).
    */
-  static int movedByAdditions(Allocator a, List<Target> ts, int k) {
+  public static int movedByAdditions(Allocator a, List<Target> ts, int k) {
     int moved = 0;
     for (int i = 0; i < k; i++) {
       Map<Target, String> before = assignment(a.snapshot());
@@ -102,7 +102,7 @@ final class Fixtures {
   }
 
   /** Sum of the costs of the targets each collector holds, by collector name. */
-  static Map<String, Long> costByCollector(Allocation a) {
+  public static Map<String, Long> costByCollector(Allocation a) {
     Map<String, Long> out = new HashMap<>();
     for (Collector c : a.collectors()) {
       out.put(c.name(), 0L);
@@ -113,11 +113,11 @@ final class Fixtures {
     return out;
   }
 
-  static String node(int n) {
+  public static String node(int n) {
     return "node-" + n;
   }
 
-  static List<Collector> collectors(int n) {
+  public static List<Collector> collectors(int n) {
     List<Collector> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(Collector.of("collector-" + i, node(i)));
@@ -125,7 +125,7 @@ final class Fixtures {
     return out;
   }
 
-  static Map<Target, String> assignment(Allocation a) {
+  public static Map<Target, String> assignment(Allocation a) {
     Map<Target, String> out = new HashMap<>();
     for (Target t : a.targets()) {
       a.collectorOf(t).ifPresent(c -> out.put(t, c));
@@ -133,7 +133,7 @@ final class Fixtures {
     return out;
   }
 
-  static int moved(Map<Target, String> before, Map<Target, String> after) {
+  public static int moved(Map<Target, String> before, Map<Target, String> after) {
     int moved = 0;
     for (Map.Entry<Target, String> e : before.entrySet()) {
       String now = after.get(e.getKey());
@@ -148,11 +148,11 @@ final class Fixtures {
    * Every target of {@code expected} is assigned to exactly one live collector or unassigned,
    * never both, never neither; the per-collector views agree with {@code collectorOf}.
    */
-  static void assertComplete(Allocator allocator, Collection<Target> expected) {
+  public static void assertComplete(Allocator allocator, Collection<Target> expected) {
     assertComplete(allocator.snapshot(), expected);
   }
 
-  static void assertComplete(Allocation a, Collection<Target> expected) {
+  public static void assertComplete(Allocation a, Collection<Target> expected) {
     Set<Target> want = new HashSet<>(expected);
     assertEquals(want, new HashSet<>(a.targets()), "known targets");
     assertEquals(want.size(), a.targets().size(), "no duplicates in targets()");
@@ -197,7 +197,7 @@ final class Fixtures {
    * Fails unless every target of {@code ts} is on the same collector (or unassigned) in both
    * allocations, naming how many differ and the first.
    */
-  static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
+  public static void assertSamePlacement(Allocation want, Allocation have, List<Target> ts,
       String where) {
     int differ = 0;
     String first = null;

@@ -13,12 +13,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogCapture implements AutoCloseable {
   private final Logger logger;
+  private final Level levelBefore;
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-  private LogCapture(Class<?> source) {
+  private LogCapture(Class<?> source, Level level) {
     // A ClassCastException here means SLF4J did not bind to logback: see the surefire notes in
     // allocation-core's pom.
     this.logger = (Logger) LoggerFactory.getLogger(source);
+    this.levelBefore = logger.getLevel();
+    if (level != null) {
+      logger.setLevel(level);
+    }
     appender.start();
     logger.addAppender(appender);
   }
@@ -30,7 +35,30 @@ public final class LogCapture implements AutoCloseable {
    * @return the capture
    */
   public static LogCapture of(Class<?> source) {
-    return new LogCapture(source);
+    return new LogCapture(source, null);
+  }
+
+  /**
+   * Starts capturing the events {@code source}'s logger emits at {@code level} and above (its
+   * level until closed): trace lines say which way a change was placed.
+   *
+   * @param source the class whose logger to watch
+   * @param level the most detailed level to capture
+   * @return the capture
+   */
+  public static LogCapture of(Class<?> source, Level level) {
+    return new LogCapture(source, level);
+  }
+
+  /**
+   * How many messages were captured at {@code level} that contain {@code text}.
+   *
+   * @param level a level
+   * @param text a part of the message
+   * @return the count
+   */
+  public int count(Level level, String text) {
+    return messages(level, text).size();
   }
 
   /**
@@ -57,9 +85,25 @@ public final class LogCapture implements AutoCloseable {
     return messages(level).stream().filter(m -> m.contains(text)).collect(Collectors.toList());
   }
 
+  /**
+   * Runs {@code action} without capturing what it logs: for a test that compares with a second
+   * instance of the class it watches.
+   *
+   * @param action what to run
+   */
+  public void without(Runnable action) {
+    logger.detachAppender(appender);
+    try {
+      action.run();
+    } finally {
+      logger.addAppender(appender);
+    }
+  }
+
   @Override
   public void close() {
     logger.detachAppender(appender);
     appender.stop();
+    logger.setLevel(levelBefore);
   }
 }

@@ -11,6 +11,7 @@ import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
+import dev.apportion.allocation.internal.partition.PartitionedPlacer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Zones and partitions: per-node's zone-aware fallback and the opt-in zone-aware strategies, on a
  * small cluster of 3 zones x 6 nodes. Every assertion is a count.
  */
-class ZonesTest {
+public class ZonesTest {
   static final int ZONES = 3;
   static final int NODES_PER_ZONE = 6;
   static final String POD_NODE = "__meta_kubernetes_pod_node_name";
@@ -78,7 +78,7 @@ class ZonesTest {
     return out;
   }
 
-  static Map<String, String> zoneOfCollector(Allocation a) {
+  public static Map<String, String> zoneOfCollector(Allocation a) {
     Map<String, String> m = new HashMap<>();
     for (Collector c : a.collectors()) {
       m.put(c.name(), c.zone().orElse(null));
