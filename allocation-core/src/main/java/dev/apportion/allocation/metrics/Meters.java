@@ -55,7 +55,7 @@ final class Meters {
     return meter;
   }
 
-  /** The id of a meter already in the registry under one of the suffixes and these tags, or null. */
+  /** The id of a meter already registered under one of the suffixes and these tags, or null. */
   String clash(Tags tags, String... suffixes) {
     for (String suffix : suffixes) {
       Meter clash = registry.find(prefix + suffix).tags(tags).meter();
