@@ -17,7 +17,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -43,11 +42,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>The default parameters are the large shape; {@code -p targets=100000 -p collectors=1000}
  * runs it at the shape of {@link ReassignmentTimeChange}, and {@code -p contender=...} with
- * another strategy. Each operation starts from its own state, restored untimed before it (see
- * {@link ReassignmentTimeChange} for why): {@code RESET_EQUAL} re-sets the base targets, so that
- * the operation always hands over objects other than the ones the allocator holds;
- * {@code PLACE_FULL} builds the next allocator and sets its collectors. The operation's own
- * allocation and the targets it moved are reported by {@link OpCounters}.
+ * another strategy. Each operation starts from its own state, restored untimed before it
+ * ({@link PlacementHarness}): {@code RESET_EQUAL} re-sets the base targets, so that the operation
+ * always hands over objects other than the ones the allocator holds; {@code PLACE_FULL} builds
+ * the next allocator and sets its collectors.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,7 +53,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 1, time = 5)
 @Measurement(iterations = 3, time = 5)
 @Fork(value = 1, jvmArgsAppend = "-Xmx8g")
-public class LargeTimeChange {
+public class LargeTimeChange extends PlacementHarness {
   /** The operation measured. */
   public enum Operation {
     /** The placed targets again, newly built: equal, with the same labels, distinct objects. */
@@ -81,47 +79,34 @@ public class LargeTimeChange {
   public Operation operation;
 
   private List<Collector> collectorList;
-  private List<Target> baseTargets;
+  private List<Target> targetList;
   private List<Target> equalTargets;
-  private Placement placement;
-  private OpCounters counters;
 
   /** Builds the cluster (and, for {@code RESET_EQUAL}, its copy), and places it. */
   @Setup(Level.Trial)
   public void setUp() {
     Cluster cluster = Shapes.cluster(targets, collectors);
     collectorList = cluster.collectors();
-    baseTargets = cluster.targets();
+    targetList = cluster.targets();
     if (operation == Operation.RESET_EQUAL) {
-      equalTargets = ReassignmentTimeChange.rebuilt(baseTargets);
+      equalTargets = rebuilt(targetList);
       placement = contender.create();
       placement.setCollectors(collectorList);
-      placement.setTargets(baseTargets);
+      placement.setTargets(targetList);
     }
   }
 
-  /**
-   * Restores the operation's starting state, untimed.
-   *
-   * @param counters where the operation's allocation is counted
-   */
-  @Setup(Level.Invocation)
-  public void restore(OpCounters counters) {
+  @Override
+  void prepare() {
     if (operation == Operation.RESET_EQUAL) {
-      placement.setTargets(baseTargets);
+      placement.setTargets(targetList);
+      nextTargets = equalTargets;
     } else {
       placement = null; // the previous allocator may be collected while the next is built
       placement = contender.create();
       placement.setCollectors(collectorList);
+      nextTargets = targetList;
     }
-    this.counters = counters;
-    counters.begin();
-  }
-
-  /** Counts what the operation moved and allocated. */
-  @TearDown(Level.Invocation)
-  public void count() {
-    counters.end(placement.lastMoved());
   }
 
   /**
@@ -131,7 +116,6 @@ public class LargeTimeChange {
    */
   @Benchmark
   public Placement apply() {
-    placement.setTargets(operation == Operation.RESET_EQUAL ? equalTargets : baseTargets);
-    return placement;
+    return handOver();
   }
 }

@@ -1,6 +1,5 @@
 package dev.apportion.bench.jmh;
 
-import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import dev.apportion.bench.Placement;
 import dev.apportion.bench.sim.Cluster;
@@ -17,7 +16,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -30,12 +28,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar allocation-bench/target/apportion.jar PlacementTimeFull -f 1 -wi 2 -i 3 -w 1s -r 2s
  * </pre>
  *
- * <p><b>Why an invocation-level setup.</b> Placing the same targets twice is a no-op, so each
- * operation must start from the empty state. {@link #empty} restores it by removing every target
- * ({@code setTargets} of an empty list) before each operation; the targets and the collectors
- * are built once per trial (a {@link Target} hashes its identity when it is built, which is not
- * placement work). JMH times only the operation. Its {@code -prof gc} figure, though, includes
- * what the restoring call allocates; {@link OpCounters#allocBytesPerOp} is the operation's own.
+ * <p>Placing the same targets twice is a no-op, so each operation starts from the empty state:
+ * every target is removed ({@code setTargets} of an empty list) before it, untimed
+ * ({@link PlacementHarness}). The targets and the collectors are built once per trial (a
+ * {@link Target} hashes its identity when it is built, which is not placement work).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -43,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 2)
 @Fork(1)
-public class PlacementTimeFull {
+public class PlacementTimeFull extends PlacementHarness {
   /** Targets placed. */
   @Param({"1000", "10000", "100000"})
   public int targets;
@@ -57,35 +53,21 @@ public class PlacementTimeFull {
   public Contender contender;
 
   private List<Target> targetList;
-  private Placement placement;
-  private OpCounters counters;
 
   /** Builds the cluster and the placement, with its collectors. */
   @Setup(Level.Trial)
   public void setUp() {
     Cluster cluster = Shapes.cluster(targets, collectors);
     targetList = cluster.targets();
-    List<Collector> collectorList = cluster.collectors();
     placement = contender.create();
-    placement.setCollectors(collectorList);
+    placement.setCollectors(cluster.collectors());
   }
 
-  /**
-   * Removes every target, so the operation places them all again.
-   *
-   * @param counters where the operation's allocation is counted
-   */
-  @Setup(Level.Invocation)
-  public void empty(OpCounters counters) {
+  /** Removes every target, so the operation places them all again. */
+  @Override
+  void prepare() {
     placement.setTargets(List.of());
-    this.counters = counters;
-    counters.begin();
-  }
-
-  /** Counts the operation's allocation. */
-  @TearDown(Level.Invocation)
-  public void count() {
-    counters.end(placement.lastMoved());
+    nextTargets = targetList;
   }
 
   /**
@@ -95,7 +77,6 @@ public class PlacementTimeFull {
    */
   @Benchmark
   public Placement setTargets() {
-    placement.setTargets(targetList);
-    return placement;
+    return handOver();
   }
 }

@@ -7,8 +7,9 @@ import java.util.Map;
 
 /**
  * The label sets of the refresh workloads: pod {@code i} as Kubernetes pod discovery plus a
- * typical {@code kubernetes-pods} relabeling gives it, the same thirteen labels as {@code
- * ../shared/anchors}' refresh workloads (so JMH and the side-by-side run read the same input).
+ * typical {@code kubernetes-pods} relabeling gives it: the one generator of pod label sets for
+ * every benchmark that reads them ({@link RefreshTimeEndToEnd}, {@link TargetTimeOf}), and the
+ * same thirteen labels as the refresh workloads of the comparison with the upstream allocator.
  */
 final class PodLabels {
   /** The job of every pod target. */

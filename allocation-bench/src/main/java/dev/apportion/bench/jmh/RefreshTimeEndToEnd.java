@@ -41,15 +41,16 @@ import org.openjdk.jmh.infra.Blackhole;
  * </pre>
  *
  * <p><b>The input is what a refresh really reads.</b> Each label set is a new {@link HashMap} of
- * the thirteen labels Kubernetes pod discovery plus a typical relabeling gives a pod (the same
- * maps as {@code ../shared/anchors}' refresh workloads: {@code namespace}, {@code pod}, {@code
- * container}, {@code app}, eight {@code __meta_kubernetes_pod_*} labels and {@code __address__}),
- * and before every operation all of them are copied anew, untimed, every name and value a new
- * {@code String}: nothing is shared with the targets the allocator or the interner holds, and no
- * value's hash is cached, exactly as after a real decode. 100,000 distinct maps are about 150 MB
- * of small objects, far beyond any cache. Each operation is one refresh; the reported time and the
- * {@code allocBytesPerTarget} counter are per target ({@code @OperationsPerInvocation}), so they
- * compare directly with {@link #floor}.
+ * the thirteen labels Kubernetes pod discovery plus a typical relabeling gives a pod ({@link
+ * PodLabels}, the same maps as the refresh workloads of the comparison with the upstream
+ * allocator: {@code namespace}, {@code pod}, {@code container}, {@code app}, eight {@code
+ * __meta_kubernetes_pod_*} labels and {@code __address__}), and before every operation all of
+ * them are copied anew, untimed, every name and value a new {@code String}: nothing is shared
+ * with the targets the allocator or the interner holds, and no value's hash is cached, exactly
+ * as after a real decode. 100,000 distinct maps are about 150 MB of small objects, far beyond
+ * any cache. Each operation is one refresh; the reported time and the {@code
+ * allocBytesPerTarget} counter are per target ({@code @OperationsPerInvocation}), so they compare
+ * directly with {@link #floor}.
  *
  * <p>Benchmarks:
  *
@@ -65,8 +66,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * untimed copy of the input included (about 1.5 KB per target); {@link OpCounters}' {@code
  * allocBytesPerTarget} is the operation's own. Default JVM flags (G1, default heap); young
  * collections that fall inside an operation are part of its time; a forced GC precedes each
- * operation, untimed, as in {@code ../shared/anchors}, so that the input just built is not what
- * the operation's first young collection has to copy.
+ * operation, untimed, as in the comparison with the upstream allocator, so that the input just
+ * built is not what the operation's first young collection has to copy.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -144,9 +145,9 @@ public class RefreshTimeEndToEnd {
   public void next(OpCounters counters) {
     // The churn alternates between the churned and the base set: each operation replaces 1%.
     input = PodLabels.fresh(alternate && operation++ % 2 == 0 ? churned : base);
-    // As in ../shared/anchors: a forced GC before the timed call, so that the young collection
-    // that would copy the 150 MB of input just built (a cost of decoding it, not of the refresh)
-    // does not land in the first allocation the refresh makes.
+    // As in the comparison with the upstream allocator: a forced GC before the timed call, so
+    // that the young collection that would copy the 150 MB of input just built (a cost of
+    // decoding it, not of the refresh) does not land in the first allocation the refresh makes.
     System.gc();
     this.counters = counters;
     counters.begin();

@@ -23,10 +23,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * Building a target, <b>cache-resident</b>: {@code Target.of(job, address, labels)} on 1024
  * inputs that stay in the CPU's caches. It isolates the CPU work of one call; it is <em>not</em>
  * what a refresh costs, which reads 100,000 distinct maps decoded anew: {@link
- * RefreshTimeEndToEnd} measures that, beside the floor of reading them. The labels are a realistic Prometheus pod
- * target's twelve: four identity labels ({@code namespace}, {@code pod}, {@code container},
- * {@code app}) and eight {@code __meta_kubernetes_*} discovery labels, the pod's node among them.
- * The inputs are 1024 different pods, built once and used in turn.
+ * RefreshTimeEndToEnd} measures that, beside the floor of reading them. The labels are those of
+ * the refresh workloads ({@link PodLabels}): a realistic Prometheus pod target's thirteen, four
+ * identity labels, eight {@code __meta_kubernetes_*} discovery labels (the pod's node among
+ * them) and {@code __address__}. The inputs are 1024 different pods, built once and used in
+ * turn.
  *
  * <pre>
  * java -jar allocation-bench/target/apportion.jar TargetTimeOf -f 1 -wi 2 -i 3 -w 1s -r 1s -prof gc
@@ -48,7 +49,7 @@ public class TargetTimeOf {
 
   /** Where the labels come from. */
   public enum Source {
-    /** A {@link HashMap} of the twelve labels. */
+    /** A {@link HashMap} of the thirteen labels. */
     HASH_MAP,
     /** The {@link Target#labels()} of a target built from that map. */
     TARGET_LABELS
@@ -70,40 +71,12 @@ public class TargetTimeOf {
     addresses = new String[INPUTS];
     labels = new ArrayList<>(INPUTS);
     for (int i = 0; i < INPUTS; i++) {
-      Map<String, String> map = podLabels(i);
-      jobs[i] = "kubernetes-pods";
-      addresses[i] = "10.42." + (i >>> 8) + "." + (i & 0xFF) + ":8080";
+      Map<String, String> map = PodLabels.of(i, i);
+      jobs[i] = PodLabels.JOB;
+      addresses[i] = map.get(PodLabels.ADDRESS);
       labels.add(source == Source.HASH_MAP ? map
           : Target.of(jobs[i], addresses[i], map).labels());
     }
-  }
-
-  /**
-   * The twelve labels of pod {@code i}, as Kubernetes service discovery and a typical
-   * {@code kubernetes-pods} relabeling give them.
-   *
-   * @param i the pod's index
-   * @return a new, mutable map
-   */
-  static Map<String, String> podLabels(int i) {
-    String app = "app-" + (i % 40);
-    String namespace = "ns-" + (i % 12);
-    String pod = app + "-7d9f8b6c4-" + Integer.toString(100_000 + i, 36);
-    String node = "ip-10-0-" + (i % 64) + "-" + (i % 200) + ".ec2.internal";
-    Map<String, String> labels = new HashMap<>();
-    labels.put("namespace", namespace);
-    labels.put("pod", pod);
-    labels.put("container", "server");
-    labels.put("app", app);
-    labels.put("__meta_kubernetes_namespace", namespace);
-    labels.put("__meta_kubernetes_pod_name", pod);
-    labels.put("__meta_kubernetes_pod_node_name", node);
-    labels.put("__meta_kubernetes_pod_ip", "10.42." + (i >>> 8) + "." + (i & 0xFF));
-    labels.put("__meta_kubernetes_pod_ready", "true");
-    labels.put("__meta_kubernetes_pod_phase", "Running");
-    labels.put("__meta_kubernetes_pod_container_name", "server");
-    labels.put("__meta_kubernetes_pod_container_port_number", "8080");
-    return labels;
   }
 
   /**

@@ -13,9 +13,14 @@ final class ReportTable {
 
   private ReportTable() {}
 
-  static void print(PrintStream out, Cluster cluster, List<Result> results, CrossZoneCost cost) {
-    out.printf(Locale.ROOT, "cluster: %d nodes in %d zones, %s%n", distinctNodes(cluster),
+  /** The first line of both outputs: the cluster simulated. */
+  static String header(Cluster cluster) {
+    return String.format(Locale.ROOT, "cluster: %d nodes in %d zones, %s", distinctNodes(cluster),
         cluster.zones().values().stream().distinct().count(), cluster);
+  }
+
+  static void print(PrintStream out, Cluster cluster, List<Result> results, CrossZoneCost cost) {
+    out.println(header(cluster));
     ClusterScenario current = null;
     for (Result r : results) {
       if (r.scenario() != current) {
@@ -51,7 +56,7 @@ final class ReportTable {
         + "moved / that step's minimum (what the leaver held; for a join, its capacity share of "
         + "the targets).");
     out.println("time: the scenario's allocator calls in this JVM, JIT warm-up included "
-        + "(steady-state figures: docs/performance.md).");
+        + "(steady-state figures: docs/benchmarks.md).");
   }
 
   private static long distinctNodes(Cluster cluster) {

@@ -32,7 +32,9 @@ import picocli.CommandLine.Spec;
       "Runs every allocation strategy through initial placement, scale out, scale in, a "
           + "DaemonSet rolling restart and a lost node, and prints balance, locality and "
           + "movement for each.",
-      "Without --targets it generates a cluster (one collector per node, as a DaemonSet)."},
+      "Without --targets it generates a cluster (one collector per node, as a DaemonSet).",
+      "Prints a verdict per scenario (balance, locality, movement); --table prints every "
+          + "figure."},
     exitCodeOnInvalidInput = 2)
 public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--targets", paramLabel = "FILE",
@@ -69,6 +71,11 @@ public final class SimulateCommand implements Callable<Integer> {
           + "names are drawn from the seed, so which collector gets which is too), 1 for all "
           + "with --targets.")
   List<Double> capacities = new ArrayList<>();
+
+  @Option(names = {"--table", "--full"},
+      description = "Print every figure per strategy and scenario (a 15-column table) instead "
+          + "of the verdicts.")
+  boolean table;
 
   @Option(names = "--plot", paramLabel = "DIR",
       description = "Write charts (PNG) to this directory.")
@@ -196,9 +203,14 @@ public final class SimulateCommand implements Callable<Integer> {
     List<String> names = strategies();
     List<ClusterScenario> which =
         scenarios.isEmpty() ? List.of(ClusterScenario.values()) : scenarios;
-    List<Result> results = new Simulator(mode, seed, err).run(cluster, names, which);
-    ReportTable.print(out, cluster, results,
-        new CrossZoneCost(bytesPerScrape, scrapeIntervalSeconds, pricePerGb));
+    List<Result> results = new Simulator(mode, seed, interactive() ? err : null)
+        .run(cluster, names, which);
+    CrossZoneCost cost = new CrossZoneCost(bytesPerScrape, scrapeIntervalSeconds, pricePerGb);
+    if (table) {
+      ReportTable.print(out, cluster, results, cost);
+    } else {
+      Verdicts.print(out, cluster, results, cost);
+    }
     if (plotDir != null) {
       List<Path> written;
       try {
@@ -212,6 +224,16 @@ public final class SimulateCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * Whether a person is watching: progress lines go to stderr only then, never into a file or a
+   * pipe. On JDK 22 and later {@code System.console()} is not null when the output is redirected
+   * either; progress then still goes to stderr only, apart from the results on stdout.
+   */
+  @SuppressWarnings("SystemConsoleNull")
+  private static boolean interactive() {
+    return System.console() != null;
   }
 
   /** The options that shape a generated cluster; they do not apply to one read with --targets. */

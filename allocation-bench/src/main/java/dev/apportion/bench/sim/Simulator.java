@@ -76,7 +76,7 @@ public final class Simulator {
    * @param seed the simulator's seed
    * @return a fresh source
    */
-  // The derivation is part of the published figures (docs/performance.md, README): keyed by
+  // The derivation is part of the published figures (docs/simulator.md): keyed by
   // the constant's position, it must stay so for the simulator's output to stay the same.
   @SuppressWarnings("EnumOrdinal")
   static Random randomFor(ClusterScenario scenario, long seed) {

@@ -115,7 +115,7 @@ class FacadeTest {
   @Test
   void anEqualNewlyBuiltTargetSetMovesNothing() {
     List<String> jobs = CLUSTER.targets().stream().map(Target::job).distinct().toList();
-    List<Target> rebuilt = ReassignmentTimeChange.rebuilt(CLUSTER.targets());
+    List<Target> rebuilt = PlacementHarness.rebuilt(CLUSTER.targets());
     for (int i = 0; i < rebuilt.size(); i++) {
       assertNotSame(CLUSTER.targets().get(i), rebuilt.get(i));
       assertTrue(rebuilt.get(i).sameLabels(CLUSTER.targets().get(i)));

@@ -32,7 +32,14 @@ class SimulateCommandTest {
 
   private record Run(int exit, String out, String err) {}
 
+  /** The full table ({@code --table}), which most tests read. */
   private static Run simulate(String... args) {
+    String[] withTable = Arrays.copyOf(args, args.length + 1);
+    withTable[args.length] = "--table";
+    return simulateAsGiven(withTable);
+  }
+
+  private static Run simulateAsGiven(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = SimulateCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
@@ -67,6 +74,45 @@ class SimulateCommandTest {
       Path file = plots.resolve(chart);
       assertTrue(Files.size(file) > 1000, chart);
       assertArrayEquals(PNG_MAGIC, Arrays.copyOf(Files.readAllBytes(file), 4), chart);
+    }
+  }
+
+  @Test
+  void byDefaultEachScenarioGetsAVerdictThatTheTableBearsOut() {
+    String[] shape = {"--nodes", "12", "--zones", "3", "--target-count", "2400"};
+    Run verdicts = simulateAsGiven(shape);
+    assertEquals(0, verdicts.exit(), verdicts.err());
+    assertEquals("", verdicts.err(), "no progress lines when the output is not a terminal");
+    assertFalse(verdicts.out().contains("peak/mean  min/mean"), "no table: " + verdicts.out());
+    for (ClusterScenario s : ClusterScenario.values()) {
+      assertTrue(verdicts.out().contains("\n" + s.title() + "\n  balance   most even "),
+          s.title() + " in\n" + verdicts.out());
+    }
+    assertTrue(verdicts.out().lines().allMatch(l -> l.length() <= 150), verdicts.out());
+    // The initial placement's most even strategy is the one with the least peak/mean.
+    Run table = simulate(concat(shape, "--scenario", "initial"));
+    String best = null;
+    double least = Double.MAX_VALUE;
+    for (String line : table.out().lines().toList()) {
+      String[] cells = line.trim().split(" +", -1);
+      if (cells.length > 15 && cells[1].matches("[0-9.]+") && Double.parseDouble(cells[1])
+          < least) {
+        least = Double.parseDouble(cells[1]);
+        best = cells[0];
+      }
+    }
+    assertTrue(verdicts.out().contains("initial placement\n  balance   most even " + best
+        + " (peak/mean " + String.format(java.util.Locale.ROOT, "%.2f", least)), best + " "
+        + least + " in\n" + verdicts.out());
+  }
+
+  @Test
+  void helpListsTheOptionsTheTableAmongThem() {
+    Run run = simulateAsGiven("--help");
+    assertEquals(0, run.exit(), run.err());
+    for (String option : new String[] {"--targets", "--table", "--strategy", "--scenario",
+        "--plot", "--seed"}) {
+      assertTrue(run.out().contains(option), option + " in\n" + run.out());
     }
   }
 

@@ -101,7 +101,7 @@ class ZoneSimulationTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int code = SimulateCommand.run(new String[] {"--nodes", "6", "--target-count", "600",
         "--scenario", "zone-half-lost", "--strategy", "per-node:no-zones", "--price-per-gb",
-        "0.02"}, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(
+        "0.02", "--table"}, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(
         new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     String text = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, text);

@@ -7,15 +7,12 @@ import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -104,8 +101,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private static final String COLLECTOR = "collector";
   private static final String METHOD = "method";
 
-  private final MeterRegistry registry;
-  private final String prefix;
+  private final Meters meters;
   private final Tags extraTags;
 
   // Written on the allocator's writer thread only (and under this instance's monitor). The gauges'
@@ -115,20 +111,18 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private Timer setTargetsTimer;
   private Timer setCollectorsTimer;
   private Counter moved;
-  private final Value collectors = new Value();
-  private final Value targets = new Value();
-  private final Value unassigned = new Value();
-  private final Value outsidePartition = new Value();
+  private final Meters.Value collectors = new Meters.Value();
+  private final Meters.Value targets = new Meters.Value();
+  private final Meters.Value unassigned = new Meters.Value();
+  private final Meters.Value outsidePartition = new Meters.Value();
   private final Map<String, CollectorGauge> perCollector = new HashMap<>();
-  private final List<Meter> own = new ArrayList<>();
   private long generation;
   private boolean closed;
   /** Set when a clash or a registry error turned this instance off: it publishes nothing more. */
   private boolean off;
 
   private AllocatorMetrics(MeterRegistry registry, String prefix, Tags extraTags) {
-    this.registry = registry;
-    this.prefix = prefix;
+    this.meters = new Meters(registry, prefix);
     this.extraTags = extraTags;
   }
 
@@ -228,16 +222,12 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
       CollectorGauge cg = perCollector.get(c.name());
       if (cg == null) {
         cg = new CollectorGauge();
-        cg.gauge = Gauge.builder(prefix + ".targets.per.collector", cg, v -> v.value)
-            .description("Targets assigned to the collector")
-            .tags(tags.and(COLLECTOR, c.name()))
-            .register(registry);
-        cg.cost = new Value();
-        cg.costGauge = Gauge.builder(prefix + ".cost.per.collector", cg.cost, v -> v.value)
-            .description("Total cost (e.g. series per scrape) of the targets assigned to the "
-                + "collector")
-            .tags(tags.and(COLLECTOR, c.name()))
-            .register(registry);
+        cg.gauge = meters.gauge(".targets.per.collector", cg,
+            "Targets assigned to the collector", tags.and(COLLECTOR, c.name()));
+        cg.cost = new Meters.Value();
+        cg.costGauge = meters.gauge(".cost.per.collector", cg.cost,
+            "Total cost (e.g. series per scrape) of the targets assigned to the collector",
+            tags.and(COLLECTOR, c.name()));
         perCollector.put(c.name(), cg);
       }
       cg.value = after.targetCount(c.name());
@@ -248,8 +238,8 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
       for (Iterator<CollectorGauge> it = perCollector.values().iterator(); it.hasNext(); ) {
         CollectorGauge cg = it.next();
         if (cg.generation != g) {
-          registry.remove(cg.gauge);
-          registry.remove(cg.costGauge);
+          meters.remove(cg.gauge);
+          meters.remove(cg.costGauge);
           it.remove();
         }
       }
@@ -270,77 +260,49 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
       return;
     }
     for (CollectorGauge cg : perCollector.values()) {
-      registry.remove(cg.gauge);
-      registry.remove(cg.costGauge);
+      meters.remove(cg.gauge);
+      meters.remove(cg.costGauge);
     }
     perCollector.clear();
-    for (Meter m : own) {
-      registry.remove(m);
-    }
+    meters.removeKept();
   }
 
   /** The id of a meter this instance would collide with, or null. */
   private String clash(String strategyName) {
-    Tags t = extraTags.and(STRATEGY, strategyName);
-    for (String name : new String[] {".targets", ".targets.unassigned", ".collectors.allocatable",
-        ".targets.outside.partition", ".targets.moved", ".time.to.allocate",
-        ".targets.per.collector", ".cost.per.collector"}) {
-      Meter clash = registry.find(prefix + name).tags(t).meter();
-      if (clash != null) {
-        return clash.getId().toString();
-      }
-    }
-    return null;
+    return meters.clash(extraTags.and(STRATEGY, strategyName), ".targets", ".targets.unassigned",
+        ".collectors.allocatable", ".targets.outside.partition", ".targets.moved",
+        ".time.to.allocate", ".targets.per.collector", ".cost.per.collector");
   }
 
   private void bind(String strategyName) {
     Tags t = extraTags.and(STRATEGY, strategyName);
-    own.add(Gauge.builder(prefix + ".collectors.allocatable", collectors, v -> v.value)
-        .description("Collectors targets can be assigned to")
-        .tags(t)
-        .register(registry));
-    own.add(Gauge.builder(prefix + ".targets", targets, v -> v.value)
-        .description("Targets known to the allocator, assigned or not")
-        .tags(t)
-        .register(registry));
-    own.add(Gauge.builder(prefix + ".targets.unassigned", unassigned, v -> v.value)
-        .description("Known targets assigned to no collector (recounted after every change)")
-        .tags(t)
-        .register(registry));
-    own.add(Gauge.builder(prefix + ".targets.outside.partition", outsidePartition, v -> v.value)
-        .description("Targets placed outside their partition (zone): their zone has no "
-            + "collector, or they spilled over the skew limit; the cross-zone scrapes")
-        .tags(t)
-        .register(registry));
-    setTargetsTimer = timer(t, "setTargets");
-    setCollectorsTimer = timer(t, "setCollectors");
-    moved = Counter.builder(prefix + ".targets.moved")
-        .description("Targets moved to another collector, or to none, by a change")
-        .tags(t)
-        .register(registry);
-    own.add(setTargetsTimer);
-    own.add(setCollectorsTimer);
-    own.add(moved);
+    meters.keep(meters.gauge(".collectors.allocatable", collectors,
+        "Collectors targets can be assigned to", t));
+    meters.keep(meters.gauge(".targets", targets,
+        "Targets known to the allocator, assigned or not", t));
+    meters.keep(meters.gauge(".targets.unassigned", unassigned,
+        "Known targets assigned to no collector (recounted after every change)", t));
+    meters.keep(meters.gauge(".targets.outside.partition", outsidePartition,
+        "Targets placed outside their partition (zone): their zone has no collector, or they "
+            + "spilled over the skew limit; the cross-zone scrapes", t));
+    setTargetsTimer = meters.keep(timer(t, "setTargets"));
+    setCollectorsTimer = meters.keep(timer(t, "setCollectors"));
+    moved = meters.keep(meters.counter(".targets.moved",
+        "Targets moved to another collector, or to none, by a change", t));
     this.tags = t;
     this.strategy = strategyName;
   }
 
   private Timer timer(Tags t, String method) {
-    return Timer.builder(prefix + ".time.to.allocate")
-        .description("Time a write call took to compute and publish the new allocation")
-        .tags(t.and(METHOD, method))
-        .register(registry);
-  }
-
-  /** A gauge's value, held strongly here because Micrometer's gauges hold it weakly. */
-  private static class Value {
-    volatile double value;
+    return meters.timer(".time.to.allocate",
+        "Time a write call took to compute and publish the new allocation",
+        t.and(METHOD, method));
   }
 
   /** One collector's gauge, and the last change that saw the collector alive. */
-  private static final class CollectorGauge extends Value {
+  private static final class CollectorGauge extends Meters.Value {
     Gauge gauge;
-    Value cost;
+    Meters.Value cost;
     Gauge costGauge;
     long generation;
   }

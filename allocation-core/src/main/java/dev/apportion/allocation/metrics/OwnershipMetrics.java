@@ -3,14 +3,10 @@ package dev.apportion.allocation.metrics;
 import dev.apportion.allocation.ownership.Ownership;
 import dev.apportion.allocation.ownership.OwnershipChange;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -73,27 +69,24 @@ public final class OwnershipMetrics implements AutoCloseable {
   /** The prefix of every meter's name unless {@link Builder#prefix(String)} sets another. */
   public static final String DEFAULT_PREFIX = "ownership";
 
-  private final MeterRegistry registry;
-  private final String prefix;
+  private final Meters meters;
   private final Tags tags;
 
-  private final Map<Ownership.State, Value> states = new EnumMap<>(Ownership.State.class);
-  private final Value members = new Value();
-  private final Value owned = new Value();
-  private final Value fingerprint = new Value();
+  private final Map<Ownership.State, Meters.Value> states = new EnumMap<>(Ownership.State.class);
+  private final Meters.Value members = new Meters.Value();
+  private final Meters.Value owned = new Meters.Value();
+  private final Meters.Value fingerprint = new Meters.Value();
   private Counter gained;
   private Counter lost;
-  private final List<Meter> own = new ArrayList<>();
   private boolean bound;
   private boolean off;
   private boolean closed;
 
   private OwnershipMetrics(MeterRegistry registry, String prefix, Tags tags) {
-    this.registry = registry;
-    this.prefix = prefix;
+    this.meters = new Meters(registry, prefix);
     this.tags = tags;
     for (Ownership.State s : Ownership.State.values()) {
-      states.put(s, new Value());
+      states.put(s, new Meters.Value());
     }
   }
 
@@ -141,7 +134,7 @@ public final class OwnershipMetrics implements AutoCloseable {
       if (!bound && !bind()) {
         return;
       }
-      for (Map.Entry<Ownership.State, Value> e : states.entrySet()) {
+      for (Map.Entry<Ownership.State, Meters.Value> e : states.entrySet()) {
         e.getValue().value = e.getKey() == view.state() ? 1 : 0;
       }
       members.value = view.members().size();
@@ -172,38 +165,29 @@ public final class OwnershipMetrics implements AutoCloseable {
   }
 
   private boolean bind() {
-    for (String name : new String[] {".state", ".members", ".targets.owned", ".fingerprint",
-        ".targets.gained", ".targets.lost"}) {
-      Meter clash = registry.find(prefix + name).tags(tags).meter();
-      if (clash != null) {
-        off = true;
-        LOG.error("OwnershipMetrics: the registry already has a meter {}, most likely another "
-            + "replica's or view's: these metrics are off (ownership is unaffected). Give each "
-            + "OwnershipMetrics a distinguishing tag, e.g. OwnershipMetrics.builder(registry)"
-            + ".tags(Tags.of(\"replica\", \"...\")), or close() the one this replaces",
-            clash.getId());
-        return false;
-      }
+    String clash = meters.clash(tags, ".state", ".members", ".targets.owned", ".fingerprint",
+        ".targets.gained", ".targets.lost");
+    if (clash != null) {
+      off = true;
+      LOG.error("OwnershipMetrics: the registry already has a meter {}, most likely another "
+          + "replica's or view's: these metrics are off (ownership is unaffected). Give each "
+          + "OwnershipMetrics a distinguishing tag, e.g. OwnershipMetrics.builder(registry)"
+          + ".tags(Tags.of(\"replica\", \"...\")), or close() the one this replaces", clash);
+      return false;
     }
-    for (Map.Entry<Ownership.State, Value> e : states.entrySet()) {
-      own.add(Gauge.builder(prefix + ".state", e.getValue(), v -> v.value)
-          .description("1 for the replica's current ownership state, 0 for the others")
-          .tags(tags.and("state", e.getKey().name()))
-          .register(registry));
+    for (Map.Entry<Ownership.State, Meters.Value> e : states.entrySet()) {
+      meters.keep(meters.gauge(".state", e.getValue(),
+          "1 for the replica's current ownership state, 0 for the others",
+          tags.and("state", e.getKey().name())));
     }
-    own.add(Gauge.builder(prefix + ".members", members, v -> v.value)
-        .description("Members in the replica's view").tags(tags).register(registry));
-    own.add(Gauge.builder(prefix + ".targets.owned", owned, v -> v.value)
-        .description("Targets the replica owns").tags(tags).register(registry));
-    own.add(Gauge.builder(prefix + ".fingerprint", fingerprint, v -> v.value)
-        .description("Top 52 bits of the view's fingerprint: equal on replicas that agree")
-        .tags(tags).register(registry));
-    gained = Counter.builder(prefix + ".targets.gained")
-        .description("Targets a change gave the replica").tags(tags).register(registry);
-    lost = Counter.builder(prefix + ".targets.lost")
-        .description("Targets a change took from the replica").tags(tags).register(registry);
-    own.add(gained);
-    own.add(lost);
+    meters.keep(meters.gauge(".members", members, "Members in the replica's view", tags));
+    meters.keep(meters.gauge(".targets.owned", owned, "Targets the replica owns", tags));
+    meters.keep(meters.gauge(".fingerprint", fingerprint,
+        "Top 52 bits of the view's fingerprint: equal on replicas that agree", tags));
+    gained = meters.keep(meters.counter(".targets.gained", "Targets a change gave the replica",
+        tags));
+    lost = meters.keep(meters.counter(".targets.lost", "Targets a change took from the replica",
+        tags));
     bound = true;
     return true;
   }
@@ -215,14 +199,7 @@ public final class OwnershipMetrics implements AutoCloseable {
       return;
     }
     closed = true;
-    for (Meter m : own) {
-      registry.remove(m);
-    }
-    own.clear();
-  }
-
-  private static final class Value {
-    volatile double value;
+    meters.removeKept();
   }
 
   /** Configures an {@link OwnershipMetrics}. Not thread-safe; build once. */

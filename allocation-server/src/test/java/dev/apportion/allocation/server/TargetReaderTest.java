@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The streamed reader's values, exactly as sent, and its string limit: regression tests kept from
  * a per-source string cache that read values as the parser's characters (measured and dropped:
- * docs/performance.md).
+ * it allocated less but cost more CPU than it saved).
  */
 class TargetReaderTest {
   private static final String LONG = "v".repeat(300);
