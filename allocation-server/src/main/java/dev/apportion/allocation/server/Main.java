@@ -1,6 +1,5 @@
 package dev.apportion.allocation.server;
 
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,6 @@
 package dev.apportion.allocation.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.slf4j.Logger;

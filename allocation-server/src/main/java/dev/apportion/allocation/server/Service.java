@@ -5,7 +5,6 @@ import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.kubernetes.KubernetesCollectorSource;
 import dev.apportion.allocation.kubernetes.KubernetesNodeZones;
 import dev.apportion.allocation.metrics.AllocatorMetrics;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import dev.apportion.allocation.spi.AllocatorSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -14,7 +13,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,11 +76,6 @@ final class Service implements AutoCloseable {
       throw new ConfigException("strategy: " + e.getMessage());
     }
 
-    HttpClient http =
-        HttpClient.newBuilder()
-            .connectTimeout(config.requestTimeout())
-            .followRedirects(HttpClient.Redirect.NORMAL)
-            .build();
     TargetFeed.Builder fb = TargetFeed.builder(allocator)
             .interval(config.refreshInterval())
             .readTimeout(config.requestTimeout());
@@ -94,13 +87,9 @@ final class Service implements AutoCloseable {
       if (s instanceof ServerConfig.FileSd f) {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
       } else if (s instanceof ServerConfig.HttpSd h) {
-        fb.source(
-            new HttpSdSource(
-                h.job(), h.url(), client(h.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, h.auth()));
+        fb.source(new HttpSdSource(h.job(), h.url(), fetch(h.http(), h.secretParams(), config), SourceLimits.DEFAULT));
       } else if (s instanceof ServerConfig.PrometheusApi p) {
-        fb.source(
-            new PrometheusTargetsSource(
-                p.url(), client(p.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, p.auth()));
+        fb.source(new PrometheusTargetsSource(p.url(), fetch(p.http(), p.secretParams(), config), SourceLimits.DEFAULT));
       }
     }
     this.feed = fb.build();
@@ -241,29 +230,20 @@ final class Service implements AutoCloseable {
     return fresh;
   }
 
-  /** The shared client, or one of the source's own with its {@code tls_config}. */
-  private static HttpClient client(SourceTls tls, HttpClient shared, ServerConfig config)
-      throws ConfigException {
-    if (tls == null) {
-      return shared;
-    }
-    try {
-      return tls.client(config.requestTimeout());
-    } catch (IOException | java.security.GeneralSecurityException e) {
-      throw new ConfigException("tls_config: " + LogSafe.text(String.valueOf(e.getMessage())));
-    }
+  /** A source's fetch: the shared client of its options, the request timeout, the byte cap. */
+  private static HttpFetch fetch(
+      HttpClientOptions http, java.util.Set<String> secretParams, ServerConfig config) {
+    return new HttpFetch(http, null, config.requestTimeout(), SourceLimits.DEFAULT.maxBytes(), secretParams);
   }
 
   /** The cost feed of the {@code costs} block, which re-applies the targets after each read. */
-  private CostFeed costFeed(ServerConfig config) throws ConfigException {
+  private CostFeed costFeed(ServerConfig config) {
     if (config.costs() == null) {
       return null;
     }
-    try {
-      return new CostFeed(config.costs(), config.requestTimeout(), () -> feed.reapply());
-    } catch (IOException e) {
-      throw new ConfigException("costs.tls_config: " + e.getMessage());
-    }
+    Long limit = config.strategy().maxCostPerCollector();
+    CostClamp clamp = limit == null ? null : new CostClamp(limit, () -> allocator.snapshot().collectors());
+    return new CostFeed(config.costs(), config.requestTimeout(), () -> feed.reapply(), clamp);
   }
 
   /** The cost band {@code consistent-hashing} keeps; null for the strategies that keep none. */
