@@ -49,6 +49,8 @@ final class Service implements AutoCloseable {
   private final KubernetesNodeZones nodeZones;
   private final BooleanSupplier collectorsReady;
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
+  private final Counter unknownRequests;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Service.class);
 
   Service(ServerConfig config) throws ConfigException {
     this(config, null, null);
@@ -68,6 +70,10 @@ final class Service implements AutoCloseable {
     this.testClient = client;
     this.reloader = reloader;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.unknownRequests =
+        Counter.builder("apportion_server_unknown_collector_requests")
+            .description("requests for a collector the server does not know (answered with no targets)")
+            .register(registry);
     Allocators.Builder b = config.strategy().builder();
     b.listener(AllocatorMetrics.of(registry));
     try {
@@ -119,7 +125,8 @@ final class Service implements AutoCloseable {
             .address(config.listen())
             .metrics(this::scrapeMetrics)
             .scrapeConfigs(config.scrapeConfigs())
-            .requestCounter(this::countRequest);
+            .requestCounter(this::countRequest)
+            .unknownCollector(this::unknownCollector);
     ServerConfig.CollectorsConfig c = config.collectors();
     if (c instanceof ServerConfig.StaticCollectors s) {
       allocator.setCollectors(s.collectors());
@@ -175,7 +182,7 @@ final class Service implements AutoCloseable {
         this.collectorsReady = source::isWatching;
       }
     }
-    if (reloader != null) {
+    if (reloader != null && reloader.overHttp()) {
       sb.reload(reloader);
     }
     if (config.web() != null) {
@@ -270,6 +277,23 @@ final class Service implements AutoCloseable {
                     .tag("status", Integer.toString(status))
                     .register(registry))
         .increment();
+  }
+
+  /** The most distinct unknown collector names logged; past it they are only counted. */
+  static final int MAX_UNKNOWN_LOGGED = 100;
+
+  private final java.util.Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
+
+  private void unknownCollector(String name) {
+    unknownRequests.increment();
+    if (unknownLogged.size() < MAX_UNKNOWN_LOGGED && unknownLogged.add(name)) {
+      LOG.warn(
+          "a scraper asked for collector '{}', which is not one of the {} collectors known; it gets"
+              + " no targets (a typo in its config?); logged once per name, counted by"
+              + " apportion_server_unknown_collector_requests_total",
+          LogSafe.text(name),
+          allocator.snapshot().collectors().size());
+    }
   }
 
   boolean isReady() {
