@@ -100,6 +100,7 @@ public final class AllocationServer implements AutoCloseable {
   private final Duration idleTimeout;
   private final int maxConnections;
   private final WebConfig tls;
+  private final Duration certificateCheck;
   private Server server;
   private java.util.concurrent.ScheduledExecutorService certificateWatch;
   private ServerConnector connector;
@@ -116,6 +117,7 @@ public final class AllocationServer implements AutoCloseable {
     this.idleTimeout = b.idleTimeout;
     this.maxConnections = b.maxConnections;
     this.tls = b.tls;
+    this.certificateCheck = b.certificateCheck;
   }
 
   /** Everything a request is answered from, swapped as one on a reload. */
@@ -281,13 +283,11 @@ public final class AllocationServer implements AutoCloseable {
                 }
               }
             },
-            CERTIFICATE_CHECK_MILLIS,
-            CERTIFICATE_CHECK_MILLIS,
+            certificateCheck.toMillis(),
+            certificateCheck.toMillis(),
             TimeUnit.MILLISECONDS);
   }
 
-  /** How often the TLS files are checked for a change. */
-  static final long CERTIFICATE_CHECK_MILLIS = 5_000;
 
   private static void stopQuietly(Server s) {
     try {
@@ -527,6 +527,7 @@ public final class AllocationServer implements AutoCloseable {
     private int maxConnections = 2048;
     private Reload reload;
     private WebConfig tls;
+    private Duration certificateCheck = Duration.ofSeconds(5);
     private java.util.function.Consumer<String> unknownCollector = name -> {};
 
     private Builder(Allocator allocator) {
@@ -660,6 +661,12 @@ public final class AllocationServer implements AutoCloseable {
     /** Serves HTTPS with these settings (the exporter toolkit's web config file). */
     Builder tls(WebConfig config) {
       this.tls = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** How often the TLS files are checked for a change. Default 5 s. */
+    Builder certificateCheck(Duration every) {
+      this.certificateCheck = positive(every, "certificateCheck");
       return this;
     }
 

@@ -63,6 +63,7 @@ final class CostFeed implements AutoCloseable {
   private final Runnable onRead;
   private final FeedLoop loop;
   private final CostClamp clamp;
+  private final AnswerParser parser;
 
   private final Object refreshLock = new Object();
 
@@ -95,9 +96,22 @@ final class CostFeed implements AutoCloseable {
    * @param clamp keeps costs from breaking a per-collector cost limit, or null for no limit
    */
   CostFeed(CostsConfig config, Duration timeout, Runnable onRead, CostClamp clamp) {
+    this(config, timeout, onRead, clamp, null);
+  }
+
+  /** Reads a 200 answer's body; the feed's own streaming parse unless a test gives another. */
+  interface AnswerParser {
+    CostQueryResponse.Parsed parse(java.io.InputStream body) throws IOException;
+  }
+
+  /** With {@code parser} not null, 200 answers are read by it (a test injecting a failure). */
+  CostFeed(CostsConfig config, Duration timeout, Runnable onRead, CostClamp clamp, AnswerParser parser) {
     this.labels = config.labels();
     this.fetch = new HttpFetch(config.http(), null, timeout, MAX_BYTES, java.util.Set.of());
     this.json = TargetReader.json(SourceLimits.DEFAULT);
+    JsonFactory factory = json;
+    List<String> match = labels;
+    this.parser = parser != null ? parser : in -> CostQueryResponse.read(in, factory, match, MAX_SERIES);
     this.onRead = Objects.requireNonNull(onRead, "onRead");
     this.clamp = clamp;
     this.loop =
@@ -229,7 +243,7 @@ final class CostFeed implements AutoCloseable {
           url,
           (status, in) -> {
             if (status == 200) {
-              return CostQueryResponse.read(in, json, labels, MAX_SERIES);
+              return parser.parse(in);
             }
             // Prometheus answers a bad query with 400 and a JSON error: say what it said, escaped
             // and cut to a log line's length.

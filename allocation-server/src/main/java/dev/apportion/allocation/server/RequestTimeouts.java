@@ -27,6 +27,8 @@ final class RequestTimeouts implements Connection.Listener {
   private final long tickMillis;
   private final Map<Connection, Watch> open = new ConcurrentHashMap<>();
   private volatile boolean stopped;
+  /** Whether the checks run: started at the first connection, once the scheduler runs. */
+  private final java.util.concurrent.atomic.AtomicBoolean ticking = new java.util.concurrent.atomic.AtomicBoolean();
 
   /** What was last seen of one connection. */
   private static final class Watch {
@@ -40,7 +42,6 @@ final class RequestTimeouts implements Connection.Listener {
     this.scheduler = scheduler;
     this.timeoutNanos = timeout.toNanos();
     this.tickMillis = Math.max(50, Math.min(1000, timeout.toMillis() / 4));
-    schedule();
   }
 
   private void schedule() {
@@ -56,6 +57,9 @@ final class RequestTimeouts implements Connection.Listener {
 
   @Override
   public void onOpened(Connection connection) {
+    if (ticking.compareAndSet(false, true)) {
+      schedule();
+    }
     Watch w = new Watch();
     if (connection instanceof SslConnection ssl) {
       ssl.addHandshakeListener(
