@@ -4,12 +4,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ssl.SslConnection;
 import org.eclipse.jetty.io.ssl.SslHandshakeListener;
-import org.eclipse.jetty.server.internal.HttpConnection;
 import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
@@ -17,9 +15,11 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * the headers of any of its requests, the first or a later one on a kept-alive connection: idle
  * timeouts alone let a client that sends one byte now and then hold a connection for ever. The
  * time between requests (nothing sent) is the idle timeout's. One task on the connector's
- * scheduler looks at every open connection a few times per timeout; a connection is closed once it
- * has been seen waiting for the same request's headers (or its handshake) for longer than the
- * timeout, so a request is never cut for taking less. Thread-safe.
+ * scheduler looks at every open connection a few times per timeout: a connection that has no
+ * request yet is closed once it is older than the timeout; a kept-alive one is closed once bytes
+ * have been arriving for longer than the timeout without making a request (the checks see the
+ * connection's counts of requests and bytes in), so a request is never cut for taking less.
+ * Thread-safe.
  */
 final class RequestTimeouts implements Connection.Listener {
   private final Scheduler scheduler;
@@ -34,7 +34,8 @@ final class RequestTimeouts implements Connection.Listener {
   private static final class Watch {
     final long openedNanos = System.nanoTime();
     volatile boolean handshaken;
-    long messages = -1;
+    long messages;
+    long bytes;
     long waitingSince;
   }
 
@@ -88,24 +89,23 @@ final class RequestTimeouts implements Connection.Listener {
           if (!w.handshaken && now - w.openedNanos > timeoutNanos) {
             close(c);
           }
-        } else if (c instanceof HttpConnection h) {
-          HttpParser.State state = h.getParser().getState();
-          long messages = h.getMessagesIn();
-          // Waiting for headers: the first request's before any byte, or any request's once
-          // its first byte came; between requests (START after one) the idle timeout rules.
-          boolean waiting =
-              state == HttpParser.State.START ? messages == 0 : h.getParser().inHeaderState();
-          if (!waiting || messages != w.messages) {
-            w.messages = messages;
-            w.waitingSince = waiting ? now : 0;
-            if (waiting && messages == 0) {
-              w.waitingSince = w.openedNanos;
+        } else {
+          long messages = c.getMessagesIn();
+          long bytes = c.getBytesIn();
+          if (messages == 0) {
+            // The first request: its headers within the timeout of the connection's opening.
+            if (now - w.openedNanos > timeoutNanos) {
+              close(c);
             }
-          } else if (w.waitingSince == 0) {
-            w.waitingSince = now;
-          } else if (now - w.waitingSince > timeoutNanos) {
+          } else if (messages != w.messages) {
+            w.waitingSince = 0; // a request came: whatever was pending completed
+          } else if (bytes != w.bytes && w.waitingSince == 0) {
+            w.waitingSince = now; // bytes of a request that has not come (yet)
+          } else if (w.waitingSince != 0 && now - w.waitingSince > timeoutNanos) {
             close(c);
           }
+          w.messages = messages;
+          w.bytes = bytes;
         }
       }
     } finally {
