@@ -4,6 +4,7 @@ import static dev.apportion.allocation.server.CostQueryResponseTest.sample;
 import static dev.apportion.allocation.server.CostQueryResponseTest.vector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,6 +119,22 @@ class OutgoingFaultsTest {
     assertTrue(made.stream().allMatch(r -> r.get() == null), "the failed reads' targets are unreachable");
     List<Target> good = reads.read("test", (interner, names, out) -> out.add(interner.intern("j", "h:1", Map.of())));
     assertEquals(List.of(Target.of("j", "h:1")), good);
+  }
+
+  // 1. An Error inside an HTTP read may have killed the client's selector thread: a new client next.
+  @Test
+  void anErrorInsideAnHttpReadReplacesTheSharedClient() throws Exception {
+    URI url = serve(ex -> answer(ex, 200, "[]"));
+    HttpFetch fetch = new HttpFetch(HttpClientOptions.NONE, null, Duration.ofSeconds(5), 1 << 20, Set.of());
+    java.net.http.HttpClient before = HttpClientOptions.NONE.client();
+    assertThrows(
+        OutOfMemoryError.class,
+        () -> fetch.get(url, in -> {
+          throw new OutOfMemoryError("thrown by the test");
+        }));
+    java.net.http.HttpClient after = HttpClientOptions.NONE.client();
+    assertNotSame(before, after, "the client the error may have broken is not used again");
+    assertEquals("[]", fetch.get(url, in -> new String(in.readAllBytes(), StandardCharsets.UTF_8)));
   }
 
   // 1 and 2. Each feed survives OutOfMemoryError and StackOverflowError inside a read.
