@@ -37,10 +37,13 @@ import org.slf4j.LoggerFactory;
  * answers of several URLs is one target scraped twice (a handover, an HA pair) and counts once,
  * at the larger value.
  *
- * <p>A failed read (any URL unreachable, an HTTP error, an error or non-vector answer) keeps the
- * last costs; it is logged at WARN once per episode and the recovery at INFO. A sample that is
- * not a finite number &gt;= 0 is skipped (its target keeps its last cost), logged the same way.
- * Costs never make a target unscraped: they only weigh it.
+ * <p>A failed read (any URL unreachable, an HTTP error, an error or non-vector answer, an answer
+ * not read by the request timeout, more than {@link #MAX_SERIES} series, any {@link Throwable} in
+ * the parse) keeps the last costs; it is logged at WARN once per episode and the recovery at INFO,
+ * and the next read runs as scheduled ({@link FeedLoop}). A sample that is not a finite number
+ * &gt;= 0 is skipped (its target keeps its last cost), logged the same way. Costs never make a
+ * target unscraped: they only weigh it, and under {@code maxCostPerCollector} they are scaled down
+ * when they would not fit ({@link CostClamp}).
  *
  * <p>Thread-safe. {@link #refresh()} blocks on I/O; {@link #attach} never blocks on I/O.
  */
