@@ -17,7 +17,6 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
-import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -31,7 +30,6 @@ import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,20 +100,24 @@ public final class AllocationServer implements AutoCloseable {
   private final Duration idleTimeout;
   private final int maxConnections;
   private final WebConfig tls;
+  private final Duration certificateCheck;
   private Server server;
   private java.util.concurrent.ScheduledExecutorService certificateWatch;
   private ServerConnector connector;
+  private RequestTimeouts timeouts;
 
   private AllocationServer(Builder b) {
     this.address = b.address;
     this.routes =
         new Routes(
-            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload);
+            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload,
+            b.unknownCollector);
     this.threads = b.threads;
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
     this.maxConnections = b.maxConnections;
     this.tls = b.tls;
+    this.certificateCheck = b.certificateCheck;
   }
 
   /** Everything a request is answered from, swapped as one on a reload. */
@@ -126,7 +128,8 @@ public final class AllocationServer implements AutoCloseable {
       PollMembership polls,
       Rendering rendering,
       RequestCounter requests,
-      Reload reload) {}
+      Reload reload,
+      java.util.function.Consumer<String> unknownCollector) {}
 
   /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
   interface Reload {
@@ -200,7 +203,8 @@ public final class AllocationServer implements AutoCloseable {
     c.setPort(address.getPort());
     c.setIdleTimeout(idleTimeout.toMillis());
     c.setAcceptQueueSize(128);
-    c.addEventListener(new HeaderTimeout(c.getScheduler(), headerTimeout));
+    timeouts = new RequestTimeouts(c.getScheduler(), headerTimeout);
+    c.addEventListener(timeouts);
     s.addConnector(c);
     s.addBean(new NetworkConnectionLimit(maxConnections, c));
     s.setHandler(
@@ -235,8 +239,10 @@ public final class AllocationServer implements AutoCloseable {
 
   /**
    * Re-reads the certificate, key and client CA files when they change (checked every 5 s), so a
-   * renewed certificate is served to new connections without a restart; a bad new file is logged
-   * once and the old certificate stays.
+   * renewed certificate is served to new connections without a restart. The files are taken only
+   * as a pair that matches (the key is the certificate's, {@link WebConfig#requireMatch}): a
+   * certificate written before its key, or a bad file, is logged once and the old pair stays until
+   * the files match again.
    */
   private void watchCertificates(SslContextFactory.Server ssl) {
     String[] last = {tls.stamp()};
@@ -270,50 +276,24 @@ public final class AllocationServer implements AutoCloseable {
               } catch (Exception e) {
                 if (!failing[0]) {
                   failing[0] = true;
-                  LOG.warn("TLS certificate files changed but cannot be loaded ({}); serving the old ones", LogSafe.text(e.getMessage()));
+                  LOG.warn(
+                      "TLS certificate files changed but cannot be loaded as a matching pair ({});"
+                          + " serving the old ones until they can, logged again only after that",
+                      LogSafe.text(e.getMessage()));
                 }
               }
             },
-            CERTIFICATE_CHECK_MILLIS,
-            CERTIFICATE_CHECK_MILLIS,
+            certificateCheck.toMillis(),
+            certificateCheck.toMillis(),
             TimeUnit.MILLISECONDS);
   }
 
-  /** How often the TLS files are checked for a change. */
-  static final long CERTIFICATE_CHECK_MILLIS = 5_000;
 
   private static void stopQuietly(Server s) {
     try {
       s.stop();
     } catch (Exception e) {
       // giving up on a server that did not start: nothing more to do
-    }
-  }
-
-  /**
-   * Closes a connection that has not completed its first request's headers within the timeout:
-   * idle timeouts alone let a client that sends one byte now and then hold a connection for ever.
-   */
-  private static final class HeaderTimeout implements Connection.Listener {
-    private final Scheduler scheduler;
-    private final long millis;
-
-    HeaderTimeout(Scheduler scheduler, Duration timeout) {
-      this.scheduler = scheduler;
-      this.millis = timeout.toMillis();
-    }
-
-    @Override
-    public void onOpened(Connection connection) {
-      Scheduler.Task unused =
-          scheduler.schedule(
-              () -> {
-                if (connection.getMessagesIn() == 0 && connection.getEndPoint().isOpen()) {
-                  connection.getEndPoint().close();
-                }
-              },
-              millis,
-              TimeUnit.MILLISECONDS);
     }
   }
 
@@ -341,6 +321,7 @@ public final class AllocationServer implements AutoCloseable {
       stopQuietly(server);
       server = null;
       connector = null;
+      timeouts.stop();
     }
     if (certificateWatch != null) {
       certificateWatch.shutdownNow();
@@ -433,12 +414,14 @@ public final class AllocationServer implements AutoCloseable {
 
   private static Reply reload(Routes r) {
     if (r.reload() == null) {
-      return Reply.error("reload", 405, "reload is not enabled");
+      return Reply.error(
+          "reload", 403, "reload over HTTP is not enabled (start the server with --web.enable-lifecycle)");
     }
     try {
       return Reply.text("reload", 200, r.reload().reload() + "\n");
     } catch (Exception e) {
-      return Reply.text("reload", 500, "reload failed, the old config stays: " + e.getMessage() + "\n");
+      // The reason quotes the file, which is the operator's to read in the log, not the caller's.
+      return Reply.text("reload", 500, "reload failed, the running config stays; the server's log says why\n");
     }
   }
 
@@ -450,7 +433,9 @@ public final class AllocationServer implements AutoCloseable {
     if (r.polls() != null) {
       r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("targets", r.rendering().httpSd(r.allocator().snapshot(), collector));
+    dev.apportion.allocation.Allocation snapshot = r.allocator().snapshot();
+    checkKnown(r, snapshot, collector);
+    return Reply.json("targets", r.rendering().httpSd(snapshot, collector));
   }
 
   private static Reply jobTargets(Routes r, String rawJob, Map<String, String> query) {
@@ -470,7 +455,26 @@ public final class AllocationServer implements AutoCloseable {
     if (r.polls() != null && !collector.isBlank()) {
       r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("jobs", r.rendering().jobTargets(r.allocator().snapshot(), collector, job));
+    dev.apportion.allocation.Allocation snapshot = r.allocator().snapshot();
+    checkKnown(r, snapshot, collector);
+    return Reply.json("jobs", r.rendering().jobTargets(snapshot, collector, job));
+  }
+
+  /**
+   * Reports a request for a collector the snapshot does not know (a typo in a scraper's config
+   * gets an empty answer, which alone says nothing). Without poll membership only: there a poll
+   * makes its collector known.
+   */
+  private static void checkKnown(Routes r, dev.apportion.allocation.Allocation snapshot, String collector) {
+    if (r.polls() != null || !snapshot.jobsFor(collector).isEmpty()) {
+      return;
+    }
+    for (dev.apportion.allocation.Collector c : snapshot.collectors()) {
+      if (c.name().equals(collector)) {
+        return;
+      }
+    }
+    r.unknownCollector().accept(collector);
   }
 
   /** One answer: endpoint (a metric tag), status, type and bytes. */
@@ -523,6 +527,8 @@ public final class AllocationServer implements AutoCloseable {
     private int maxConnections = 2048;
     private Reload reload;
     private WebConfig tls;
+    private Duration certificateCheck = Duration.ofSeconds(5);
+    private java.util.function.Consumer<String> unknownCollector = name -> {};
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -608,8 +614,8 @@ public final class AllocationServer implements AutoCloseable {
     }
 
     /**
-     * How long a new connection may take to send its first request's headers before it is closed.
-     * Default 10 s.
+     * How long a connection may take to complete a TLS handshake or the headers of any request,
+     * the first or a later one, before it is closed. Default 10 s.
      *
      * @param timeout positive
      * @return this builder
@@ -658,9 +664,24 @@ public final class AllocationServer implements AutoCloseable {
       return this;
     }
 
-    /** Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread. */
+    /** How often the TLS files are checked for a change. Default 5 s. */
+    Builder certificateCheck(Duration every) {
+      this.certificateCheck = positive(every, "certificateCheck");
+      return this;
+    }
+
+    /**
+   * Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread; without it
+   * the endpoint answers 403, as Prometheus's does without {@code --web.enable-lifecycle}.
+   */
     Builder reload(Reload reload) {
       this.reload = Objects.requireNonNull(reload, "reload");
+      return this;
+    }
+
+    /** Called (on the request's thread; must not block) for a request naming an unknown collector. */
+    Builder unknownCollector(java.util.function.Consumer<String> report) {
+      this.unknownCollector = Objects.requireNonNull(report, "report");
       return this;
     }
 

@@ -1,15 +1,11 @@
 package dev.apportion.allocation.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,10 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,10 +37,13 @@ import org.slf4j.LoggerFactory;
  * answers of several URLs is one target scraped twice (a handover, an HA pair) and counts once,
  * at the larger value.
  *
- * <p>A failed read (any URL unreachable, an HTTP error, an error or non-vector answer) keeps the
- * last costs; it is logged at WARN once per episode and the recovery at INFO. A sample that is
- * not a finite number &gt;= 0 is skipped (its target keeps its last cost), logged the same way.
- * Costs never make a target unscraped: they only weigh it.
+ * <p>A failed read (any URL unreachable, an HTTP error, an error or non-vector answer, an answer
+ * not read by the request timeout, more than {@link #MAX_SERIES} series, any {@link Throwable} in
+ * the parse) keeps the last costs; it is logged at WARN once per episode and the recovery at INFO,
+ * and the next read runs as scheduled ({@link FeedLoop}). A sample that is not a finite number
+ * &gt;= 0 is skipped (its target keeps its last cost), logged the same way. Costs never make a
+ * target unscraped: they only weigh it, and under {@code maxCostPerCollector} they are scaled down
+ * when they would not fit ({@link CostClamp}).
  *
  * <p>Thread-safe. {@link #refresh()} blocks on I/O; {@link #attach} never blocks on I/O.
  */
@@ -61,24 +56,26 @@ final class CostFeed implements AutoCloseable {
   /** After this many successful reads costs apply even if some targets never had a sample. */
   static final int WARMUP_READS = 3;
 
+  /** The most samples one read keeps, like a target source's targets: aggregate beyond it. */
+  static final int MAX_SERIES = SourceLimits.DEFAULT.maxTargets();
+
   private final List<URI> queryUrls;
   private final List<String> labels;
-  private final HttpClientOptions options;
-  private final HttpClient client;
-  private final Duration timeout;
-  private final Duration interval;
+  private final HttpFetch fetch;
+  private final JsonFactory json;
   private final Runnable onRead;
+  private final FeedLoop loop;
+  private final CostClamp clamp;
+  private final AnswerParser parser;
 
   private final Object refreshLock = new Object();
-  private final Object lifecycleLock = new Object();
 
-  @GuardedBy("refreshLock")
-  private boolean failing;
+  /** Failed reads, logged once per episode. */
+  private final FeedLoop.Episode failures = new FeedLoop.Episode(LOG, "the cost query");
 
   @GuardedBy("refreshLock")
   private boolean skipping;
 
-  private final AtomicInteger failureEpisodes = new AtomicInteger();
   private final AtomicInteger reads = new AtomicInteger();
 
   /** Cost by key: the last read's samples, and earlier ones for targets still present. */
@@ -93,24 +90,35 @@ final class CostFeed implements AutoCloseable {
   private volatile int lastMatched;
   private volatile long lastFallback = 1;
 
-  @GuardedBy("lifecycleLock")
-  private ScheduledExecutorService timer;
-
   /**
    * A feed; does nothing until {@link #refresh()} or {@link #start()}.
    *
    * @param config the {@code costs} block
    * @param timeout each request's timeout, connect included
    * @param onRead run after every successful read, e.g. the target feed's {@code reapply}
-   * @throws IOException if the TLS options cannot be applied (a CA file unreadable)
+   * @param clamp keeps costs from breaking a per-collector cost limit, or null for no limit
    */
-  CostFeed(CostsConfig config, Duration timeout, Runnable onRead) throws IOException {
+  CostFeed(CostsConfig config, Duration timeout, Runnable onRead, CostClamp clamp) {
+    this(config, timeout, onRead, clamp, null);
+  }
+
+  /** Reads a 200 answer's body; the feed's own streaming parse unless a test gives another. */
+  interface AnswerParser {
+    CostQueryResponse.Parsed parse(java.io.InputStream body) throws IOException;
+  }
+
+  /** With {@code parser} not null, 200 answers are read by it (a test injecting a failure). */
+  CostFeed(CostsConfig config, Duration timeout, Runnable onRead, CostClamp clamp, AnswerParser parser) {
     this.labels = config.labels();
-    this.options = config.http();
-    this.client = options.client(timeout);
-    this.timeout = timeout;
-    this.interval = config.refreshInterval();
+    this.fetch = new HttpFetch(config.http(), null, timeout, MAX_BYTES, java.util.Set.of());
+    this.json = TargetReader.json(SourceLimits.DEFAULT);
+    JsonFactory factory = json;
+    List<String> match = labels;
+    this.parser = parser != null ? parser : in -> CostQueryResponse.read(in, factory, match, MAX_SERIES);
     this.onRead = Objects.requireNonNull(onRead, "onRead");
+    this.clamp = clamp;
+    this.loop =
+        new FeedLoop("apportion-cost-feed", config.refreshInterval(), LOG, "the cost feed", this::refresh);
     String q = "/api/v1/query?query=" + URLEncoder.encode(config.query(), StandardCharsets.UTF_8);
     List<URI> urls = new ArrayList<>();
     for (URI u : config.urls()) {
@@ -150,7 +158,7 @@ final class CostFeed implements AutoCloseable {
     }
     lastMatched = a.matched();
     lastFallback = a.fallbackCost();
-    return a.targets();
+    return clamp == null ? a.targets() : clamp.apply(a.targets());
   }
 
   /**
@@ -177,28 +185,23 @@ final class CostFeed implements AutoCloseable {
             problems.add(url.getHost() + ":" + url.getPort() + " " + problem);
           }
         }
-      } catch (IOException | RuntimeException e) {
-        if (!failing) {
-          failing = true;
-          failureEpisodes.incrementAndGet();
-          LOG.warn(
-              "the cost query failed ({}); keeping the last costs ({} known) until it recovers",
-              e.getMessage(),
-              known.size());
-        }
+      } catch (InterruptedException e) {
         up = false;
+        throw e;
+      } catch (Throwable e) {
+        // Anything, an OutOfMemoryError or a StackOverflowError in the parse included: the
+        // attempt's answer is dropped with this frame, the feed is down, the next read runs.
+        up = false;
+        failures.failed(e, "keeping the last costs (" + known.size() + " known) until it recovers");
         return false;
       }
-      if (failing) {
-        LOG.info("the cost query works again: {} samples", samples);
-      }
-      failing = false;
+      failures.succeeded("works again: " + samples + " samples");
       if (!problems.isEmpty() && !skipping) {
         LOG.warn(
             "the cost query returned {} samples that are not costs, skipped (their targets keep"
                 + " their last cost); the first: {}",
             problems.size(),
-            problems.get(0));
+            LogSafe.text(problems.get(0)));
       } else if (problems.isEmpty() && skipping) {
         LOG.info("the cost query returns only costs again");
       }
@@ -228,56 +231,38 @@ final class CostFeed implements AutoCloseable {
       up = true;
       reads.incrementAndGet();
     }
-    onRead.run();
+    try {
+      onRead.run();
+    } catch (RuntimeException | Error e) {
+      // the target feed logs its own failures once per episode; the next read tries again
+    }
     return true;
   }
 
   private CostQueryResponse.Parsed query(URI url) throws IOException, InterruptedException {
-    HttpRequest.Builder rb =
-        HttpRequest.newBuilder(url).timeout(timeout).header("Accept", "application/json").GET();
-    String auth = options.authorizationHeader();
-    if (auth != null) {
-      rb.header("Authorization", auth);
-    }
     String where = hostAndPath(url);
-    HttpResponse<InputStream> response;
     try {
-      response = client.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
+      return fetch.exchange(
+          url,
+          (status, in) -> {
+            if (status == 200) {
+              return parser.parse(in);
+            }
+            // Prometheus answers a bad query with 400 and a JSON error: say what it said, escaped
+            // and cut to a log line's length.
+            String said = "";
+            try {
+              CostQueryResponse.read(in, json, labels, MAX_SERIES);
+            } catch (IOException e) {
+              said = e.getMessage().startsWith("the query failed") ? ": " + e.getMessage() : "";
+            }
+            throw new IOException("HTTP " + status + said);
+          });
     } catch (IOException e) {
-      throw new IOException(where + ": " + e, e);
-    }
-    byte[] body;
-    try (InputStream in = response.body()) {
-      body = in.readNBytes(MAX_BYTES + 1);
-    }
-    if (body.length > MAX_BYTES) {
-      throw new IOException(where + ": answer larger than " + MAX_BYTES + " bytes");
-    }
-    JsonNode root;
-    try {
-      root = TargetGroups.JSON.readTree(body);
-    } catch (IOException e) {
-      root = null;
-    }
-    if (response.statusCode() != 200) {
-      // Prometheus answers a bad query with 400 and a JSON error: say what it said.
-      String said = "";
-      if (root != null && root.isObject() && root.has("status")) {
-        try {
-          CostQueryResponse.parse(root, labels);
-        } catch (IOException e) {
-          said = ": " + e.getMessage();
-        }
-      }
-      throw new IOException(where + ": HTTP " + response.statusCode() + said);
-    }
-    if (root == null) {
-      throw new IOException(where + ": not JSON");
-    }
-    try {
-      return CostQueryResponse.parse(root, labels);
-    } catch (IOException e) {
-      throw new IOException(where + ": " + e.getMessage(), e);
+      // The fetch names the URL with its query string; the query is in the config, keep it short.
+      String m = String.valueOf(e.getMessage());
+      String shown = fetch.shown(url);
+      throw new IOException(where + (m.startsWith(shown) ? m.substring(shown.length()) : ": " + m), e);
     }
   }
 
@@ -298,7 +283,7 @@ final class CostFeed implements AutoCloseable {
 
   /** How many failure episodes began (each logged once). */
   int failureEpisodes() {
-    return failureEpisodes.get();
+    return failures.count();
   }
 
   /** How many targets the last {@link #attach} matched with a known cost. */
@@ -312,47 +297,18 @@ final class CostFeed implements AutoCloseable {
   }
 
   /**
-   * Reads now and then every interval, on a daemon thread. Does not block.
+   * Reads now and then every interval, on a daemon thread ({@link FeedLoop}). Does not block.
    *
    * @return this feed
    */
   CostFeed start() {
-    synchronized (lifecycleLock) {
-      if (timer == null) {
-        timer =
-            Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "apportion-cost-feed");
-                  t.setDaemon(true);
-                  return t;
-                });
-        ScheduledFuture<?> unused =
-            timer.scheduleWithFixedDelay(this::refreshLogged, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
-      }
-    }
+    loop.start();
     return this;
-  }
-
-  private void refreshLogged() {
-    try {
-      refresh();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      // onRead failed: the target feed logs its own failures once per episode; retry next time
-    }
   }
 
   /** Stops reading; interrupts a read in progress. Does not wait for it. */
   @Override
   public void close() {
-    ScheduledExecutorService t;
-    synchronized (lifecycleLock) {
-      t = timer;
-      timer = null;
-    }
-    if (t != null) {
-      t.shutdownNow();
-    }
+    loop.close();
   }
 }

@@ -1,8 +1,12 @@
 package dev.apportion.allocation.server;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.apportion.allocation.Target;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -86,38 +90,119 @@ public final class CostQueryResponse {
     Map<List<String>, Long> costs = new HashMap<>();
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < result.size(); i++) {
-      JsonNode sample = result.get(i);
-      JsonNode metric = sample.path("metric");
-      JsonNode value = sample.path("value").path(1);
-      String where = "data.result[" + i + "] " + metric + ": ";
-      if (!value.isTextual()) {
-        problems.add(where + "no value (expected \"value\":[<time>,\"<number>\"])");
-        continue;
-      }
-      double v;
-      try {
-        v = Double.parseDouble(value.asText());
-      } catch (NumberFormatException e) {
-        v = Double.NaN;
-      }
-      if (!(v >= 0) || Double.isInfinite(v)) {
-        problems.add(where + "value \"" + value.asText() + "\" is not a finite number >= 0 (a "
-            + "cost; filter the query, e.g. scrape_samples_scraped >= 0)");
-        continue;
-      }
-      List<String> key = new ArrayList<>(match.size());
-      for (String label : match) {
-        key.add(metric.path(label).asText(""));
-      }
-      long cost = v >= Target.MAX_COST ? Target.MAX_COST : Math.round(v);
-      costs.merge(List.copyOf(key), cost, (a, b) -> Math.min(Target.MAX_COST, a + b));
+      sample(result.get(i), i, match, costs, problems);
     }
     return new Parsed(costs, problems, result.size());
   }
 
+  /** Adds one sample of a vector to {@code costs}, or a line to {@code problems}. */
+  private static void sample(
+      JsonNode sample, int i, List<String> match, Map<List<String>, Long> costs, List<String> problems) {
+    JsonNode metric = sample.path("metric");
+    JsonNode value = sample.path("value").path(1);
+    String where = "data.result[" + i + "] " + LogSafe.text(metric.toString()) + ": ";
+    if (!value.isTextual()) {
+      problems.add(where + "no value (expected \"value\":[<time>,\"<number>\"])");
+      return;
+    }
+    double v;
+    try {
+      v = Double.parseDouble(value.asText());
+    } catch (NumberFormatException e) {
+      v = Double.NaN;
+    }
+    if (!(v >= 0) || Double.isInfinite(v)) {
+      problems.add(where + "value \"" + LogSafe.text(value.asText()) + "\" is not a finite number >= 0 (a "
+          + "cost; filter the query, e.g. scrape_samples_scraped >= 0)");
+      return;
+    }
+    List<String> key = new ArrayList<>(match.size());
+    for (String label : match) {
+      key.add(metric.path(label).asText(""));
+    }
+    long cost = v >= Target.MAX_COST ? Target.MAX_COST : Math.round(v);
+    costs.merge(List.copyOf(key), cost, (a, b) -> Math.min(Target.MAX_COST, a + b));
+  }
+
+  /**
+   * Reads an instant-query answer as it arrives, as {@link #parse} reads its tree, holding one
+   * sample at a time beside the costs kept: the memory a read takes is bounded by {@code
+   * maxSeries} keys, not by the answer's size. An error answer's {@code error} text is cut to a
+   * log line's length.
+   *
+   * @param in the body, already limited in size and time
+   * @param factory a factory whose parsers limit strings and nesting
+   * @param match the labels to match on
+   * @param maxSeries the most samples read; more is an error (aggregate in the query)
+   * @return the costs and the samples skipped
+   * @throws IOException as {@link #parse}, or for more than {@code maxSeries} samples
+   */
+  static Parsed read(InputStream in, JsonFactory factory, List<String> match, int maxSeries)
+      throws IOException {
+    Map<List<String>, Long> costs = new HashMap<>();
+    List<String> problems = new ArrayList<>();
+    String status = null;
+    String errorType = null;
+    String error = null;
+    String type = "";
+    int samples = -1;
+    try (JsonParser p = factory.createParser(in)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IOException("not a Prometheus query response (expected a JSON object)");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken t = p.nextToken();
+        switch (field) {
+          case "status" -> status = t.isScalarValue() ? p.getText() : "?";
+          case "errorType" -> errorType = t == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "error" -> error = t == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "data" -> {
+            if (t != JsonToken.START_OBJECT) {
+              p.skipChildren();
+              continue;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+              String dataField = p.currentName();
+              JsonToken d = p.nextToken();
+              if ("resultType".equals(dataField) && d == JsonToken.VALUE_STRING) {
+                type = p.getText();
+              } else if ("result".equals(dataField) && d == JsonToken.START_ARRAY) {
+                samples = 0;
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                  if (samples == maxSeries) {
+                    throw new IOException("more than " + maxSeries + " series in the answer (aggregate"
+                        + " in the query, e.g. sum by (job, instance) (...))");
+                  }
+                  JsonNode sample = TargetGroups.JSON.readTree(p);
+                  sample(sample, samples++, match, costs, problems);
+                }
+              } else {
+                p.skipChildren();
+              }
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+    }
+    if (status != null && !"success".equals(status)) {
+      throw new IOException("the query failed (status \"" + LogSafe.text(status) + "\""
+          + (errorType == null ? "" : ", errorType \"" + LogSafe.text(errorType) + "\"")
+          + (error == null ? "" : ", error \"" + LogSafe.text(error) + "\"") + ")");
+    }
+    if (!"vector".equals(type) || samples < 0) {
+      throw new IOException("not a Prometheus instant-query response with a vector result ("
+          + (type.isEmpty() ? "" : "resultType \"" + LogSafe.text(type) + "\"; ") + "expected {\"data\":"
+          + "{\"resultType\":\"vector\",\"result\":[...]}}, as /api/v1/query returns for e.g. "
+          + "scrape_samples_scraped)");
+    }
+    return new Parsed(costs, problems, samples);
+  }
+
   private static String detail(JsonNode root, String field) {
     JsonNode v = root.path(field);
-    return v.isTextual() ? ", " + field + " \"" + v.asText() + "\"" : "";
+    return v.isTextual() ? ", " + field + " \"" + LogSafe.text(v.asText()) + "\"" : "";
   }
 
   /**

@@ -1,14 +1,15 @@
 package dev.apportion.allocation.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
+import static dev.apportion.allocation.server.ConfigNodes.keys;
+import static dev.apportion.allocation.server.ConfigNodes.scalar;
+import static dev.apportion.allocation.server.ConfigNodes.text;
+
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -83,7 +84,7 @@ record CostsConfig(
       throw new ConfigException(at + ".query: must not be empty");
     }
     String r = text(node, "refreshInterval", null, at);
-    Duration refresh = r == null ? DEFAULT_REFRESH : ServerConfig.duration(r, at + ".refreshInterval");
+    Duration refresh = r == null ? DEFAULT_REFRESH : ConfigNodes.duration(r, at + ".refreshInterval");
     List<String> labels = CostQueryResponse.DEFAULT_MATCH;
     JsonNode l = node.get("labels");
     if (l != null && !l.isNull()) {
@@ -104,124 +105,22 @@ record CostsConfig(
       }
       labels = List.copyOf(out);
     }
-    return new CostsConfig(List.copyOf(urls), query, refresh, labels, http(node, at, baseDir));
-  }
-
-  private static HttpClientOptions http(JsonNode node, String at, Path baseDir) throws ConfigException {
-    String username = null;
-    String password = null;
-    Path passwordFile = null;
-    JsonNode ba = node.get("basic_auth");
-    if (ba != null && !ba.isNull()) {
-      String w = at + ".basic_auth";
-      mapping(ba, w);
-      keys(ba, w, "username", "password", "password_file");
-      username = text(ba, "username", null, w);
-      if (username == null || username.isEmpty()) {
-        throw new ConfigException(w + ".username: required");
-      }
-      password = text(ba, "password", null, w);
-      String pf = text(ba, "password_file", null, w);
-      if (password != null && pf != null) {
-        throw new ConfigException(w + ": give password or password_file, not both");
-      }
-      passwordFile = pf == null ? null : baseDir.resolve(pf).normalize();
-    }
-    String type = null;
-    String credentials = null;
-    Path credentialsFile = null;
-    JsonNode au = node.get("authorization");
-    if (au != null && !au.isNull()) {
-      String w = at + ".authorization";
-      if (username != null) {
-        throw new ConfigException(w + ": give basic_auth or authorization, not both");
-      }
-      mapping(au, w);
-      keys(au, w, "type", "credentials", "credentials_file");
-      type = text(au, "type", "Bearer", w);
-      if (type.isBlank() || type.chars().anyMatch(Character::isWhitespace)) {
-        throw new ConfigException(w + ".type: must be one word, such as Bearer");
-      }
-      if ("basic".equalsIgnoreCase(type)) {
-        throw new ConfigException(w + ".type: use basic_auth for Basic");
-      }
-      credentials = text(au, "credentials", null, w);
-      String cf = text(au, "credentials_file", null, w);
-      if ((credentials == null) == (cf == null)) {
-        throw new ConfigException(w + ": give exactly one of credentials, credentials_file");
-      }
-      credentialsFile = cf == null ? null : baseDir.resolve(cf).normalize();
-    }
-    Path caFile = null;
-    boolean insecure = false;
-    JsonNode tls = node.get("tls_config");
-    if (tls != null && !tls.isNull()) {
-      String w = at + ".tls_config";
-      mapping(tls, w);
-      keys(tls, w, "ca_file", "insecure_skip_verify");
-      String ca = text(tls, "ca_file", null, w);
-      caFile = ca == null ? null : baseDir.resolve(ca).normalize();
-      JsonNode i = tls.get("insecure_skip_verify");
-      if (i != null && !i.isNull()) {
-        if (!i.isBoolean()) {
-          throw new ConfigException(w + ".insecure_skip_verify: must be true or false");
-        }
-        insecure = i.asBoolean();
-      }
-    }
-    return new HttpClientOptions(username, password, passwordFile, type, credentials, credentialsFile, caFile, insecure);
+    return new CostsConfig(
+        List.copyOf(urls), query, refresh, labels, HttpClientOptions.parse(node, at, baseDir));
   }
 
   private static URI url(JsonNode n, String at) throws ConfigException {
-    String s = scalar(n, at);
-    try {
-      URI u = new URI(s);
-      if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-        throw new ConfigException(at + ": must be an http or https URL");
-      }
-      if (u.getRawUserInfo() != null) {
-        // A URL is logged with every failed read: credentials belong where they are never shown.
-        throw new ConfigException(at + ": must not carry credentials (user:password@); use basic_auth");
-      }
-      if (u.getRawQuery() != null || u.getRawFragment() != null) {
-        throw new ConfigException(at + ": must be the API's base URL, without ?query or #fragment");
-      }
-      return u;
-    } catch (URISyntaxException e) {
-      throw new ConfigException(at + ": not a URL");
+    URI u = ConfigNodes.url(scalar(n, at), at);
+    if (u.getRawUserInfo() != null) {
+      // A URL is logged with every failed read: credentials belong where they are never shown.
+      throw new ConfigException(at + ": must not carry credentials (user:password@); use basic_auth");
     }
+    if (u.getRawQuery() != null || u.getRawFragment() != null) {
+      throw new ConfigException(at + ": must be the API's base URL, without ?query or #fragment");
+    }
+    return u;
   }
 
-  private static void mapping(JsonNode n, String at) throws ConfigException {
-    if (!n.isObject()) {
-      throw new ConfigException(at + ": must be a mapping");
-    }
-  }
-
-  private static void keys(JsonNode o, String at, String... allowed) throws ConfigException {
-    Set<String> ok = Set.of(allowed);
-    for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
-      String k = it.next();
-      if (!ok.contains(k)) {
-        throw new ConfigException(at + "." + k + ": unknown key (expected one of " + List.of(allowed) + ")");
-      }
-    }
-  }
-
-  private static String text(JsonNode o, String key, String dflt, String at) throws ConfigException {
-    JsonNode n = o.get(key);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    return scalar(n, at + "." + key);
-  }
-
-  private static String scalar(JsonNode n, String at) throws ConfigException {
-    if (n == null || !n.isValueNode() || n.isNull()) {
-      throw new ConfigException(at + ": must be a scalar");
-    }
-    return n.asText();
-  }
 
   /** Which options are set; never a secret. */
   @Override

@@ -30,9 +30,7 @@ final class FileSdSource implements TargetSource {
   private final List<Path> patterns;
   private Map<Path, String> lastStamps;
   private List<Target> last = List.of();
-  private final LabelNames labelNames = new LabelNames();
-  /** Gives back the previous read's target for every unchanged label set. */
-  private final TargetInterner interner = new TargetInterner();
+  private final InternedReads reads = new InternedReads();
   private final SourceLimits limits;
   private final JsonFactory json;
   private final JsonFactory yaml;
@@ -49,7 +47,7 @@ final class FileSdSource implements TargetSource {
   }
 
   LabelNames labelNames() {
-    return labelNames;
+    return reads.labelNames();
   }
 
   @Override
@@ -58,7 +56,7 @@ final class FileSdSource implements TargetSource {
   }
 
   @Override
-  public List<Target> read() throws IOException {
+  public List<Target> read() throws IOException, InterruptedException {
     Map<Path, String> stamps = new TreeMap<>();
     for (Path p : patterns) {
       for (Path f : expand(p)) {
@@ -77,8 +75,15 @@ final class FileSdSource implements TargetSource {
     if (stamps.equals(lastStamps)) {
       return last;
     }
-    List<Target> out = new ArrayList<>();
-    labelNames.begin();
+    List<Target> read = reads.read(describe(), (interner, labelNames, out) -> readFiles(stamps, interner, labelNames, out));
+    last = read;
+    lastStamps = stamps;
+    return last;
+  }
+
+  private void readFiles(
+      Map<Path, String> stamps, TargetInterner interner, LabelNames labelNames, List<Target> out)
+      throws IOException {
     long budget = limits.maxBytes();
     for (Path f : stamps.keySet()) {
       if (Files.size(f) > budget) {
@@ -99,11 +104,6 @@ final class FileSdSource implements TargetSource {
         budget -= in.count();
       }
     }
-    labelNames.end(describe());
-    interner.endRefresh();
-    last = List.copyOf(out);
-    lastStamps = stamps;
-    return last;
   }
 
   private static String firstLine(String s) {

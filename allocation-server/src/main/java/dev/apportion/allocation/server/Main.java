@@ -1,6 +1,5 @@
 package dev.apportion.allocation.server;
 
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -12,10 +11,19 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>A bad config (unreadable, malformed, an unknown key or strategy, a bad value) prints one line
  * to standard error and exits with status 2; an address that cannot be bound exits with 1. Blocks
- * until the JVM is stopped (SIGTERM closes the server first). {@code SIGHUP} and {@code POST
- * /-/reload} reload the config ({@link Reloader}): a bad file keeps the running config.
+ * until the JVM is stopped (SIGTERM closes the server first). {@code SIGHUP} reloads the config
+ * ({@link Reloader}), and so does {@code POST /-/reload} when the server was started with {@code
+ * --web.enable-lifecycle} (as Prometheus's): a bad file keeps the running config. The {@code
+ * SIGHUP} handler is installed before anything else, so a signal during the start never kills
+ * the process: one that comes before the service runs reloads it once it does.
  */
 public final class Main {
+  /** The flag that enables {@code POST /-/reload}, named as Prometheus names it. */
+  static final String ENABLE_LIFECYCLE = "--web.enable-lifecycle";
+
+  /** Installed when the class is initialized: before the first instruction of {@code main}. */
+  private static final Hangups HANGUPS = Hangups.install();
+
   private Main() {}
 
   /**
@@ -24,15 +32,23 @@ public final class Main {
    * @param args one argument: the config file
    */
   public static void main(String[] args) {
-    int status = run(args, new PrintStream(System.err, true, StandardCharsets.UTF_8));
+    int status = run(args, new PrintStream(System.err, true, StandardCharsets.UTF_8), HANGUPS);
     if (status != 0) {
       System.exit(status);
     }
   }
 
   static int run(String[] args, PrintStream err) {
-    if (args.length != 1 || args[0].startsWith("-")) {
-      err.println("usage: java -jar apportion-server.jar CONFIG.yaml (docs/server.md describes the file)");
+    return run(args, err, HANGUPS);
+  }
+
+  static int run(String[] args, PrintStream err, Hangups hangups) {
+    boolean lifecycle = args.length == 2 && ENABLE_LIFECYCLE.equals(args[0]);
+    String config = args.length == 0 ? "-" : args[args.length - 1];
+    if (!(args.length == 1 || lifecycle) || config.startsWith("-")) {
+      err.println(
+          "usage: java -jar apportion-server.jar [" + ENABLE_LIFECYCLE + "] CONFIG.yaml"
+              + " (docs/server.md describes the file)");
       return 2;
     }
     // Jetty's start and stop lines at INFO would say nothing the service's own line does not.
@@ -40,9 +56,9 @@ public final class Main {
       System.setProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn");
     }
     Service service;
-    Reloader reloader = new Reloader(Path.of(args[0]));
+    Reloader reloader = new Reloader(Path.of(config), lifecycle);
     try {
-      service = new Service(ServerConfig.read(Path.of(args[0])), null, reloader);
+      service = new Service(ServerConfig.read(Path.of(config)), null, reloader);
     } catch (ConfigException e) {
       err.println("apportion-server: bad config: " + e.getMessage());
       return 2;
@@ -55,7 +71,7 @@ public final class Main {
       return 1;
     }
     reloader.started(service);
-    onSighup(reloader);
+    hangups.reloadWith(reloader);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -71,51 +87,5 @@ public final class Main {
       Thread.currentThread().interrupt();
     }
     return 0;
-  }
-
-  /**
-   * Reloads on {@code SIGHUP}, as Prometheus does, instead of dying of it (the JVM's default). The
-   * JDK's only signal API is {@code sun.misc.Signal} (module {@code jdk.unsupported}), reached
-   * reflectively so that the build stays free of internal-API warnings; where it is missing, only
-   * {@code POST /-/reload} reloads. The reload runs on its own thread, never the signal's.
-   */
-  static boolean onSighup(Reloader reloader) {
-    try {
-      Class<?> signalClass = Class.forName("sun.misc.Signal");
-      Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
-      Object hup = signalClass.getConstructor(String.class).newInstance("HUP");
-      java.util.concurrent.ExecutorService reloads =
-          java.util.concurrent.Executors.newSingleThreadExecutor(
-              r -> {
-                Thread t = new Thread(r, "apportion-reload");
-                t.setDaemon(true);
-                return t;
-              });
-      Object handler =
-          java.lang.reflect.Proxy.newProxyInstance(
-              handlerClass.getClassLoader(),
-              new Class<?>[] {handlerClass},
-              (proxy, method, margs) -> {
-                switch (method.getName()) {
-                  case "handle" -> {
-                    java.util.concurrent.Future<?> unused = reloads.submit(reloader::reloadLogged);
-                    return null;
-                  }
-                  case "hashCode" -> {
-                    return System.identityHashCode(proxy);
-                  }
-                  case "equals" -> {
-                    return proxy == margs[0];
-                  }
-                  default -> {
-                    return "apportion SIGHUP handler";
-                  }
-                }
-              });
-      signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
-      return true;
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      return false;
-    }
   }
 }

@@ -1,12 +1,10 @@
 package dev.apportion.allocation.server;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import dev.apportion.allocation.Target;
 import dev.apportion.allocation.TargetInterner;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -17,28 +15,14 @@ import java.util.List;
  * {@code __param_*}) are dropped ({@link TargetReader#SCRAPE_SETTING_LABELS}). Parsed as it
  * arrives.
  */
-final class PrometheusTargetsSource implements TargetSource {
-  private final URI url;
-  private final String shown;
-  private final HttpFetch fetch;
-  private final SourceLimits limits;
-  private final JsonFactory json;
-  private final LabelNames labelNames = new LabelNames();
-  /** Gives back the previous read's target for every unchanged label set. */
-  private final TargetInterner interner = new TargetInterner();
-
-  PrometheusTargetsSource(URI base, HttpClient client, Duration timeout, SourceLimits limits) {
-    this(base, client, timeout, limits, null);
+final class PrometheusTargetsSource extends HttpTargetSource {
+  PrometheusTargetsSource(URI base, HttpFetch fetch, SourceLimits limits) {
+    super(targetsUrl(base), fetch, limits);
   }
 
-  PrometheusTargetsSource(
-      URI base, HttpClient client, Duration timeout, SourceLimits limits, SourceAuth auth) {
+  private static URI targetsUrl(URI base) {
     String b = base.toString();
-    this.url = URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/api/v1/targets?state=active");
-    this.shown = HttpFetch.redacted(url);
-    this.limits = limits;
-    this.fetch = new HttpFetch(client, timeout, limits, auth);
-    this.json = TargetReader.json(limits);
+    return URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/api/v1/targets?state=active");
   }
 
   @Override
@@ -47,12 +31,8 @@ final class PrometheusTargetsSource implements TargetSource {
   }
 
   @Override
-  public List<Target> read() throws IOException, InterruptedException {
-    labelNames.begin();
-    List<Target> out =
-        fetch.get(url, in -> TargetReader.prometheus(in, json, "answer", labelNames, limits, interner));
-    labelNames.end(describe());
-    interner.endRefresh();
-    return List.copyOf(out);
+  void parse(InputStream in, TargetInterner interner, LabelNames labelNames, List<Target> out)
+      throws IOException {
+    out.addAll(TargetReader.prometheus(in, json, "answer", labelNames, limits, interner));
   }
 }

@@ -1,7 +1,6 @@
 package dev.apportion.allocation.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -14,6 +13,9 @@ import org.slf4j.LoggerFactory;
  * into a new allocator, feed and collector source beside the running ones, read once, and swapped in
  * under the same listener ({@link Service#reloaded}); an unchanged file changes nothing.
  *
+ * <p>A reload that changes nothing logs nothing. {@code POST /-/reload} reloads only when enabled
+ * ({@link #overHttp()}); its answer never quotes the file (the log says why a reload failed).
+ *
  * <p>Thread-safe: reloads are serialized. {@link #reload()} blocks while the new config's sources
  * are read (at most its {@code requestTimeout}, plus the collectors' first delivery).
  */
@@ -21,6 +23,7 @@ final class Reloader implements AllocationServer.Reload {
   private static final Logger LOG = LoggerFactory.getLogger(Reloader.class);
 
   private final Path file;
+  private final boolean overHttp;
   private final Object lock = new Object();
 
   @GuardedBy("lock")
@@ -29,8 +32,19 @@ final class Reloader implements AllocationServer.Reload {
   private volatile boolean lastSuccessful = true;
   private volatile long lastSuccessMillis = System.currentTimeMillis();
 
-  Reloader(Path file) {
+  /**
+   * @param file the config file
+   * @param overHttp whether {@code POST /-/reload} reloads too ({@code --web.enable-lifecycle});
+   *     {@code SIGHUP} always does
+   */
+  Reloader(Path file, boolean overHttp) {
     this.file = Objects.requireNonNull(file, "file");
+    this.overHttp = overHttp;
+  }
+
+  /** Whether {@code POST /-/reload} is enabled. */
+  boolean overHttp() {
+    return overHttp;
   }
 
   /** Sets the service first started; called once, before any reload. */
@@ -63,9 +77,9 @@ final class Reloader implements AllocationServer.Reload {
       try {
         ServerConfig next = ServerConfig.read(file);
         if (next.equals(current.config())) {
+          // Nothing changed, nothing logged: a caller polling the endpoint fills no log.
           lastSuccessful = true;
           lastSuccessMillis = System.currentTimeMillis();
-          LOG.info("config reloaded from {}: unchanged", file);
           return "unchanged";
         }
         current = current.reloaded(next);
@@ -80,7 +94,7 @@ final class Reloader implements AllocationServer.Reload {
       } catch (RuntimeException e) {
         lastSuccessful = false;
         LOG.error("reloading the config failed; the running config stays", e);
-        throw new ConfigException(e.toString());
+        throw new ConfigException(LogSafe.text(e.toString()));
       }
     }
   }

@@ -27,6 +27,9 @@ import java.util.TreeSet;
  * <p>Answers that do not depend on the request ({@code /jobs}, {@code /scrape_configs}) are cached
  * with the snapshot they were made from; a racing request that finds an older cache renders anew
  * and replaces it (both answers are correct for their snapshot), so no request waits for another.
+ * A collector's answers are cached with their snapshot too (up to {@value #MAX_CACHED_BYTES} bytes
+ * and {@value #MAX_CACHED_ANSWERS} answers per snapshot), so that the requests for one answer share
+ * one encoding: clients that read it slowly hold a reference each, not a copy each.
  */
 final class Rendering {
   static final String INDEX =
@@ -43,8 +46,46 @@ final class Rendering {
   private static final String ADDRESS = "__address__";
   private static final String JOB = "job";
 
+  /** The most bytes of collectors' answers cached for one snapshot. */
+  static final long MAX_CACHED_BYTES = 64L << 20;
+
+  /** The most collectors' answers cached for one snapshot. */
+  static final int MAX_CACHED_ANSWERS = 4096;
+
   private final Map<String, Map<String, Object>> scrapeConfigs;
   private volatile Cached cached = new Cached(null, null, null);
+  private volatile Answers answers = new Answers(null);
+
+  /** Collectors' answers rendered from one snapshot, by request. */
+  private static final class Answers {
+    final Allocation snapshot;
+    final java.util.concurrent.ConcurrentHashMap<List<String>, byte[]> bytes =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    final java.util.concurrent.atomic.AtomicLong size = new java.util.concurrent.atomic.AtomicLong();
+
+    Answers(Allocation snapshot) {
+      this.snapshot = snapshot;
+    }
+  }
+
+  /** The answer {@code key} of {@code snapshot}: the cached encoding, or a new one (then cached). */
+  private byte[] shared(Allocation snapshot, List<String> key, java.util.function.Supplier<byte[]> render) {
+    Answers a = answers;
+    if (a.snapshot != snapshot) {
+      a = new Answers(snapshot);
+      answers = a;
+    }
+    byte[] b = a.bytes.get(key);
+    if (b != null) {
+      return b;
+    }
+    b = render.get();
+    if (a.bytes.size() < MAX_CACHED_ANSWERS && a.size.addAndGet(b.length) <= MAX_CACHED_BYTES) {
+      byte[] raced = a.bytes.putIfAbsent(key, b);
+      return raced == null ? b : raced;
+    }
+    return b;
+  }
 
   Rendering(Map<String, Map<String, Object>> scrapeConfigs) {
     this.scrapeConfigs = scrapeConfigs;
@@ -156,6 +197,10 @@ final class Rendering {
    * groups in the order of their first target.
    */
   byte[] httpSd(Allocation snapshot, String collector) {
+    return shared(snapshot, List.of("sd", collector), () -> renderHttpSd(snapshot, collector));
+  }
+
+  private static byte[] renderHttpSd(Allocation snapshot, String collector) {
     return write(
         g -> {
           g.writeStartArray();
@@ -174,6 +219,10 @@ final class Rendering {
 
   /** Upstream's {@code /jobs/{job}/targets?collector_id=}: one target group per target. */
   byte[] jobTargets(Allocation snapshot, String collector, String job) {
+    return shared(snapshot, List.of("job", collector, job), () -> renderJobTargets(snapshot, collector, job));
+  }
+
+  private static byte[] renderJobTargets(Allocation snapshot, String collector, String job) {
     return write(
         g -> {
           g.writeStartArray();
@@ -184,6 +233,10 @@ final class Rendering {
 
   /** Upstream's {@code /jobs/{job}/targets} without a collector: every collector's, with links. */
   byte[] jobAllCollectors(Allocation snapshot, String job) {
+    return shared(snapshot, List.of("all", job), () -> renderJobAllCollectors(snapshot, job));
+  }
+
+  private static byte[] renderJobAllCollectors(Allocation snapshot, String job) {
     return write(
         g -> {
           g.writeStartObject();

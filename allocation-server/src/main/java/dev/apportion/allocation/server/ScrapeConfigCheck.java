@@ -2,7 +2,6 @@ package dev.apportion.allocation.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -147,7 +146,7 @@ final class ScrapeConfigCheck {
         if (!v.isTextual()) {
           throw new ConfigException(key + ": must be a string, not " + shown);
         }
-        ServerConfig.noControlCharacters(v.asText(), key);
+        ConfigNodes.noControlCharacters(v.asText(), key);
       }
       case SCHEME -> {
         if (!v.isTextual() || !Set.of("http", "https").contains(v.asText())) {

@@ -4,11 +4,24 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
+import static dev.apportion.allocation.server.ConfigNodes.bool;
+import static dev.apportion.allocation.server.ConfigNodes.duration;
+import static dev.apportion.allocation.server.ConfigNodes.durationOrZero;
+import static dev.apportion.allocation.server.ConfigNodes.keys;
+import static dev.apportion.allocation.server.ConfigNodes.noControlCharacters;
+import static dev.apportion.allocation.server.ConfigNodes.number;
+import static dev.apportion.allocation.server.ConfigNodes.object;
+import static dev.apportion.allocation.server.ConfigNodes.oneLine;
+import static dev.apportion.allocation.server.ConfigNodes.required;
+import static dev.apportion.allocation.server.ConfigNodes.scalar;
+import static dev.apportion.allocation.server.ConfigNodes.text;
+import static dev.apportion.allocation.server.ConfigNodes.url;
+import static dev.apportion.allocation.server.ConfigNodes.whole;
+
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.io.InputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -20,13 +33,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
@@ -45,18 +55,6 @@ record ServerConfig(
     Map<String, Map<String, Object>> scrapeConfigs,
     WebConfig web,
     CostsConfig costs) {
-
-  /** A config error: its message is the one line Main prints. */
-  static final class ConfigException extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    ConfigException(String message) {
-      super(message);
-    }
-  }
-
-  /** The longest duration any key accepts: far beyond any sensible value, far below overflow. */
-  static final Duration MAX_DURATION = Duration.ofDays(365);
 
   /**
    * The strategy and its options; a null option means the library's default. {@code partitionBy}
@@ -118,11 +116,17 @@ record ServerConfig(
 
   record FileSd(String job, List<Path> files) implements SourceConfig {}
 
-  /** {@code auth} is null for none (a password in the URL is sent as basic auth). */
-  record HttpSd(String job, URI url, SourceAuth auth, SourceTls tls) implements SourceConfig {}
+  /**
+   * A Prometheus HTTP SD URL; without {@code basic_auth} or {@code authorization} a password in the
+   * URL is sent as basic auth. {@code secretParams} are query parameters never shown (beside those
+   * {@link Redaction} always hides).
+   */
+  record HttpSd(String job, URI url, HttpClientOptions http, Set<String> secretParams)
+      implements SourceConfig {}
 
-  /** {@code auth} and {@code tls} are null for none. */
-  record PrometheusApi(URI url, SourceAuth auth, SourceTls tls) implements SourceConfig {}
+  /** A Prometheus server's active targets; {@code secretParams} as for {@link HttpSd}. */
+  record PrometheusApi(URI url, HttpClientOptions http, Set<String> secretParams)
+      implements SourceConfig {}
 
   /** Where collectors come from: exactly one of the three. */
   sealed interface CollectorsConfig permits StaticCollectors, KubernetesCollectors, PollCollectors {}
@@ -195,7 +199,7 @@ record ServerConfig(
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
     keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile", "costs");
-    InetSocketAddress listen = address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
+    InetSocketAddress listen = ConfigNodes.address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
     StrategyConfig strategy = strategy(top.get("strategy"));
     Duration refresh = duration(text(top, "refreshInterval", "30s", ""), "refreshInterval");
@@ -249,7 +253,7 @@ record ServerConfig(
     String at = "strategy";
     keys(
         so,
-        "strategy.",
+        "strategy",
         "name",
         "fallback",
         "loadFactor",
@@ -315,32 +319,6 @@ record ServerConfig(
     return c;
   }
 
-  /** A finite number, or null when absent. */
-  private static Double number(ObjectNode o, String key, String at, String what)
-      throws ConfigException {
-    JsonNode n = o.get(key);
-    if (n == null) {
-      return null;
-    }
-    if (!n.isNumber() || !Double.isFinite(n.asDouble())) {
-      throw new ConfigException(
-          at + (at.isEmpty() ? "" : ".") + key + ": must be " + what + ", not " + LogSafe.text(n.asText()));
-    }
-    return n.asDouble();
-  }
-
-  /** A whole number from 1 to {@code max}, or null when absent. */
-  private static Long whole(ObjectNode o, String key, String at, long max) throws ConfigException {
-    JsonNode n = o.get(key);
-    if (n == null) {
-      return null;
-    }
-    if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 1 || n.asLong() > max) {
-      throw new ConfigException(at + "." + key + ": must be a whole number from 1 to " + max);
-    }
-    return n.asLong();
-  }
-
   private static SourceConfig source(JsonNode n, String at, Path baseDir) throws ConfigException {
     ObjectNode o = object(n, at);
     if (o.size() != 1) {
@@ -351,7 +329,7 @@ record ServerConfig(
     switch (kind) {
       case "fileSd" -> {
         ObjectNode f = object(o.get(kind), where);
-        keys(f, where + ".", "job", "files");
+        keys(f, where, "job", "files");
         String job = required(f, "job", where);
         JsonNode files = f.get("files");
         if (files == null || !files.isArray() || files.isEmpty()) {
@@ -371,102 +349,39 @@ record ServerConfig(
       }
       case "httpSd" -> {
         ObjectNode h = object(o.get(kind), where);
-        keys(h, where + ".", "job", "url", "basic_auth", "authorization", "tls_config");
+        keys(h, where, "job", "url", "basic_auth", "authorization", "tls_config", "secret_params");
         return new HttpSd(
             required(h, "job", where),
             url(required(h, "url", where), where + ".url"),
-            auth(h, where, baseDir),
-            tls(h, where, baseDir));
+            HttpClientOptions.parse(h, where, baseDir),
+            secretParams(h, where));
       }
       case "prometheus" -> {
         ObjectNode p = object(o.get(kind), where);
-        keys(p, where + ".", "url", "basic_auth", "authorization", "tls_config");
+        keys(p, where, "url", "basic_auth", "authorization", "tls_config", "secret_params");
         return new PrometheusApi(
-            url(required(p, "url", where), where + ".url"), auth(p, where, baseDir), tls(p, where, baseDir));
+            url(required(p, "url", where), where + ".url"),
+            HttpClientOptions.parse(p, where, baseDir),
+            secretParams(p, where));
       }
       default -> throw new ConfigException(at + ": unknown source '" + kind + "' (fileSd, httpSd, prometheus)");
     }
   }
 
-  /**
-   * A source's {@code basic_auth} or {@code authorization} (Prometheus's HTTP client options), or
-   * null; a credentials file is resolved against the config's folder and must be readable now.
-   */
-  private static SourceAuth auth(ObjectNode o, String at, Path baseDir) throws ConfigException {
-    JsonNode basic = o.get("basic_auth");
-    JsonNode authz = o.get("authorization");
-    if (basic != null && authz != null) {
-      throw new ConfigException(at + ".authorization: give basic_auth or authorization, not both");
+  /** The query parameters a source's config marks secret ({@code secret_params: [sig]}). */
+  private static Set<String> secretParams(ObjectNode o, String at) throws ConfigException {
+    JsonNode n = o.get("secret_params");
+    if (n == null || n.isNull()) {
+      return Set.of();
     }
-    if (basic != null) {
-      String w = at + ".basic_auth";
-      ObjectNode b = object(basic, w);
-      keys(b, w + ".", "username", "password", "password_file");
-      String user = required(b, "username", w);
-      SourceAuth auth = new SourceAuth("Basic", user, text(b, "password", null, w), secretFile(b, "password", w, baseDir));
-      if (auth.secret() == null && auth.secretFile() == null) {
-        throw new ConfigException(w + ": give password or password_file");
-      }
-      return auth;
+    if (!n.isArray()) {
+      throw new ConfigException(at + ".secret_params: must be a list of query parameter names");
     }
-    if (authz != null) {
-      String w = at + ".authorization";
-      ObjectNode a = object(authz, w);
-      keys(a, w + ".", "type", "credentials", "credentials_file");
-      String type = text(a, "type", "Bearer", w);
-      if ("basic".equalsIgnoreCase(type)) {
-        throw new ConfigException(w + ".type: use basic_auth for Basic");
-      }
-      SourceAuth auth = new SourceAuth(type, null, text(a, "credentials", null, w), secretFile(a, "credentials", w, baseDir));
-      if (auth.secret() == null && auth.secretFile() == null) {
-        throw new ConfigException(w + ": give credentials or credentials_file");
-      }
-      return auth;
+    Set<String> out = new java.util.TreeSet<>();
+    for (int i = 0; i < n.size(); i++) {
+      out.add(scalar(n.get(i), at + ".secret_params[" + i + "]"));
     }
-    return null;
-  }
-
-  /** A source's {@code tls_config}, or null; its files are loaded now so that a bad one is a config error. */
-  private static SourceTls tls(ObjectNode o, String at, Path baseDir) throws ConfigException {
-    JsonNode t = o.get("tls_config");
-    if (t == null || t.isNull()) {
-      return null;
-    }
-    String w = at + ".tls_config";
-    ObjectNode tls = object(t, w);
-    keys(tls, w + ".", "ca_file", "cert_file", "key_file");
-    String ca = text(tls, "ca_file", null, w);
-    String cert = text(tls, "cert_file", null, w);
-    String key = text(tls, "key_file", null, w);
-    if ((cert == null) != (key == null)) {
-      throw new ConfigException(w + ": give cert_file and key_file together");
-    }
-    SourceTls s =
-        new SourceTls(
-            ca == null ? null : baseDir.resolve(ca),
-            cert == null ? null : baseDir.resolve(cert),
-            key == null ? null : baseDir.resolve(key));
-    try {
-      s.context();
-    } catch (IOException | java.security.GeneralSecurityException e) {
-      throw new ConfigException(w + ": " + LogSafe.text(oneLine(e.getMessage())));
-    }
-    return s;
-  }
-
-  private static Path secretFile(ObjectNode o, String key, String at, Path baseDir) throws ConfigException {
-    String file = text(o, key + "_file", null, at);
-    if (file == null) {
-      return null;
-    }
-    if (o.get(key) != null) {
-      throw new ConfigException(at + "." + key + "_file: give " + key + " or " + key + "_file, not both");
-    }
-    Path p = baseDir.resolve(file);
-    if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
-      throw new ConfigException(at + "." + key + "_file: not a readable regular file: " + LogSafe.text(file));
-    }
-    return p;
+    return Set.copyOf(out);
   }
 
   /**
@@ -522,7 +437,7 @@ record ServerConfig(
             col = collector(e.asText(), null, null, at);
           } else {
             ObjectNode o = object(e, at);
-            keys(o, at + ".", "name", "node", "zone", "capacity", "labels");
+            keys(o, at, "name", "node", "zone", "capacity", "labels");
             col = collector(required(o, "name", at), text(o, "node", null, at), text(o, "zone", null, at), at);
             Double capacity = number(o, "capacity", at, "a number greater than 0");
             if (capacity != null) {
@@ -553,7 +468,7 @@ record ServerConfig(
       }
       case "kubernetes" -> {
         ObjectNode k = object(c.get(kind), where);
-        keys(k, where + ".", "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones", "capacityFromMemoryRequest");
+        keys(k, where, "namespace", "labelSelector", "notReadyGracePeriod", "readyFirst", "nodeZones", "capacityFromMemoryRequest");
         return new KubernetesCollectors(
             required(k, "namespace", where),
             required(k, "labelSelector", where),
@@ -565,7 +480,7 @@ record ServerConfig(
       case "polls" -> {
         JsonNode p = c.get(kind);
         ObjectNode o = p.isNull() ? TargetGroups.JSON.createObjectNode() : object(p, where);
-        keys(o, where + ".", "expireAfter", "expected", "allow");
+        keys(o, where, "expireAfter", "expected", "allow");
         Duration expire =
             duration(text(o, "expireAfter", null, where), where + ".expireAfter", refresh.multipliedBy(3));
         JsonNode ex = o.get("expected");
@@ -598,159 +513,5 @@ record ServerConfig(
     } catch (IllegalArgumentException e) {
       throw new ConfigException(at + ": " + e.getMessage());
     }
-  }
-
-  private static ObjectNode object(JsonNode n, String at) throws ConfigException {
-    if (n == null || !n.isObject()) {
-      throw new ConfigException(at + ": must be a mapping");
-    }
-    return (ObjectNode) n;
-  }
-
-  private static void keys(ObjectNode o, String prefix, String... allowed) throws ConfigException {
-    Set<String> ok = Set.of(allowed);
-    for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
-      String k = it.next();
-      if (!ok.contains(k)) {
-        throw new ConfigException(prefix + k + ": unknown key (expected one of " + List.of(allowed) + ")");
-      }
-    }
-  }
-
-  /** {@code at} is the path of the mapping {@code o} ("" at the top), for the error message. */
-  private static String text(ObjectNode o, String key, String dflt, String at) throws ConfigException {
-    JsonNode n = o.get(key);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    return scalar(n, at.isEmpty() ? key : at + "." + key);
-  }
-
-  private static String scalar(JsonNode n, String at) throws ConfigException {
-    if (!n.isValueNode() || n.isNull()) {
-      throw new ConfigException(at + ": must be a scalar");
-    }
-    String s = n.asText();
-    noControlCharacters(s, at);
-    return s;
-  }
-
-  /** Names and paths with NUL, ESC, newlines and the like are mistakes or attacks on a log line. */
-  static void noControlCharacters(String s, String at) throws ConfigException {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-        throw new ConfigException(at + ": contains a control character (U+" + String.format("%04X", (int) c) + ")");
-      }
-    }
-  }
-
-  private static boolean bool(ObjectNode o, String key, boolean dflt, String at) throws ConfigException {
-    JsonNode n = o.get(key);
-    if (n == null || n.isNull()) {
-      return dflt;
-    }
-    if (!n.isBoolean()) {
-      throw new ConfigException(at + "." + key + ": must be true or false");
-    }
-    return n.asBoolean();
-  }
-
-  private static String required(ObjectNode o, String key, String at) throws ConfigException {
-    String v = text(o, key, null, at);
-    if (v == null || v.isBlank()) {
-      throw new ConfigException(at + "." + key + ": required");
-    }
-    return v;
-  }
-
-  private static URI url(String s, String at) throws ConfigException {
-    try {
-      URI u = new URI(s);
-      if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-        throw new ConfigException(at + ": must be an http or https URL");
-      }
-      return u;
-    } catch (URISyntaxException e) {
-      throw new ConfigException(at + ": not a URL: " + oneLine(e.getMessage()));
-    }
-  }
-
-  private static final Pattern HOST_PORT = Pattern.compile("^(?:\\[([^\\]]+)\\]|([^:]*)):(\\d{1,5})$");
-
-  // One bind address by nature: a host name that resolves to several is bound at its first.
-  @SuppressWarnings("AddressSelection")
-  static InetSocketAddress address(String s, String at) throws ConfigException {
-    Matcher m = HOST_PORT.matcher(s.trim());
-    if (!m.matches()) {
-      throw new ConfigException(at + ": must be host:port, such as 0.0.0.0:8080 or :8080");
-    }
-    String host = m.group(1) != null ? m.group(1) : m.group(2);
-    int port = Integer.parseInt(m.group(3));
-    if (port > 65535) {
-      throw new ConfigException(at + ": port out of range");
-    }
-    if (host.isEmpty()) {
-      return new InetSocketAddress(port);
-    }
-    InetSocketAddress a = new InetSocketAddress(host, port);
-    if (a.isUnresolved()) {
-      throw new ConfigException(at + ": cannot resolve host '" + host + "'");
-    }
-    return a;
-  }
-
-  private static final Pattern DURATION = Pattern.compile("^(\\d+)(ms|s|m|h)$");
-
-  static Duration duration(String s, String at) throws ConfigException {
-    return duration(s, at, null);
-  }
-
-  /** A duration that may be zero ({@code 0s}), such as a grace period that can be turned off. */
-  static Duration durationOrZero(String s, String at) throws ConfigException {
-    return "0".equals(s.trim()) ? Duration.ZERO : parseDuration(s, at);
-  }
-
-  private static Duration duration(String s, String at, Duration dflt) throws ConfigException {
-    if (s == null) {
-      return dflt;
-    }
-    Duration d = parseDuration(s, at);
-    if (d.isZero()) {
-      throw new ConfigException(at + ": must be positive");
-    }
-    return d;
-  }
-
-  private static Duration parseDuration(String s, String at) throws ConfigException {
-    Matcher m = DURATION.matcher(s.trim());
-    if (!m.matches()) {
-      throw new ConfigException(at + ": must be a duration such as 500ms, 15s, 2m or 1h");
-    }
-    String tooLong = at + ": longer than " + MAX_DURATION.toHours() + "h";
-    long n;
-    try {
-      n = Long.parseLong(m.group(1));
-    } catch (NumberFormatException e) {
-      throw new ConfigException(tooLong);
-    }
-    long unitMillis =
-        switch (m.group(2)) {
-          case "ms" -> 1;
-          case "s" -> 1_000;
-          case "m" -> 60_000;
-          default -> 3_600_000;
-        };
-    if (n > MAX_DURATION.toMillis() / unitMillis) {
-      throw new ConfigException(tooLong);
-    }
-    return Duration.ofMillis(n * unitMillis);
-  }
-
-  private static String oneLine(String s) {
-    if (s == null) {
-      return "unreadable";
-    }
-    return s.replaceAll("\\s+", " ").trim();
   }
 }

@@ -5,7 +5,6 @@ import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.kubernetes.KubernetesCollectorSource;
 import dev.apportion.allocation.kubernetes.KubernetesNodeZones;
 import dev.apportion.allocation.metrics.AllocatorMetrics;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import dev.apportion.allocation.spi.AllocatorSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -14,7 +13,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +49,8 @@ final class Service implements AutoCloseable {
   private final KubernetesNodeZones nodeZones;
   private final BooleanSupplier collectorsReady;
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
+  private final Counter unknownRequests;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Service.class);
 
   Service(ServerConfig config) throws ConfigException {
     this(config, null, null);
@@ -70,6 +70,10 @@ final class Service implements AutoCloseable {
     this.testClient = client;
     this.reloader = reloader;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.unknownRequests =
+        Counter.builder("apportion_server_unknown_collector_requests")
+            .description("requests for a collector the server does not know (answered with no targets)")
+            .register(registry);
     Allocators.Builder b = config.strategy().builder();
     b.listener(AllocatorMetrics.of(registry));
     try {
@@ -78,11 +82,6 @@ final class Service implements AutoCloseable {
       throw new ConfigException("strategy: " + e.getMessage());
     }
 
-    HttpClient http =
-        HttpClient.newBuilder()
-            .connectTimeout(config.requestTimeout())
-            .followRedirects(HttpClient.Redirect.NORMAL)
-            .build();
     TargetFeed.Builder fb = TargetFeed.builder(allocator)
             .interval(config.refreshInterval())
             .readTimeout(config.requestTimeout());
@@ -94,13 +93,9 @@ final class Service implements AutoCloseable {
       if (s instanceof ServerConfig.FileSd f) {
         fb.source(TargetSource.fileSd(f.job(), f.files()));
       } else if (s instanceof ServerConfig.HttpSd h) {
-        fb.source(
-            new HttpSdSource(
-                h.job(), h.url(), client(h.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, h.auth()));
+        fb.source(new HttpSdSource(h.job(), h.url(), fetch(h.http(), h.secretParams(), config), SourceLimits.DEFAULT));
       } else if (s instanceof ServerConfig.PrometheusApi p) {
-        fb.source(
-            new PrometheusTargetsSource(
-                p.url(), client(p.tls(), http, config), config.requestTimeout(), SourceLimits.DEFAULT, p.auth()));
+        fb.source(new PrometheusTargetsSource(p.url(), fetch(p.http(), p.secretParams(), config), SourceLimits.DEFAULT));
       }
     }
     this.feed = fb.build();
@@ -130,7 +125,8 @@ final class Service implements AutoCloseable {
             .address(config.listen())
             .metrics(this::scrapeMetrics)
             .scrapeConfigs(config.scrapeConfigs())
-            .requestCounter(this::countRequest);
+            .requestCounter(this::countRequest)
+            .unknownCollector(this::unknownCollector);
     ServerConfig.CollectorsConfig c = config.collectors();
     if (c instanceof ServerConfig.StaticCollectors s) {
       allocator.setCollectors(s.collectors());
@@ -186,7 +182,7 @@ final class Service implements AutoCloseable {
         this.collectorsReady = source::isWatching;
       }
     }
-    if (reloader != null) {
+    if (reloader != null && reloader.overHttp()) {
       sb.reload(reloader);
     }
     if (config.web() != null) {
@@ -241,29 +237,20 @@ final class Service implements AutoCloseable {
     return fresh;
   }
 
-  /** The shared client, or one of the source's own with its {@code tls_config}. */
-  private static HttpClient client(SourceTls tls, HttpClient shared, ServerConfig config)
-      throws ConfigException {
-    if (tls == null) {
-      return shared;
-    }
-    try {
-      return tls.client(config.requestTimeout());
-    } catch (IOException | java.security.GeneralSecurityException e) {
-      throw new ConfigException("tls_config: " + LogSafe.text(String.valueOf(e.getMessage())));
-    }
+  /** A source's fetch: the shared client of its options, the request timeout, the byte cap. */
+  private static HttpFetch fetch(
+      HttpClientOptions http, java.util.Set<String> secretParams, ServerConfig config) {
+    return new HttpFetch(http, null, config.requestTimeout(), SourceLimits.DEFAULT.maxBytes(), secretParams);
   }
 
   /** The cost feed of the {@code costs} block, which re-applies the targets after each read. */
-  private CostFeed costFeed(ServerConfig config) throws ConfigException {
+  private CostFeed costFeed(ServerConfig config) {
     if (config.costs() == null) {
       return null;
     }
-    try {
-      return new CostFeed(config.costs(), config.requestTimeout(), () -> feed.reapply());
-    } catch (IOException e) {
-      throw new ConfigException("costs.tls_config: " + e.getMessage());
-    }
+    Long limit = config.strategy().maxCostPerCollector();
+    CostClamp clamp = limit == null ? null : new CostClamp(limit, () -> allocator.snapshot().collectors());
+    return new CostFeed(config.costs(), config.requestTimeout(), () -> feed.reapply(), clamp);
   }
 
   /** The cost band {@code consistent-hashing} keeps; null for the strategies that keep none. */
@@ -290,6 +277,23 @@ final class Service implements AutoCloseable {
                     .tag("status", Integer.toString(status))
                     .register(registry))
         .increment();
+  }
+
+  /** The most distinct unknown collector names logged; past it they are only counted. */
+  static final int MAX_UNKNOWN_LOGGED = 100;
+
+  private final java.util.Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
+
+  private void unknownCollector(String name) {
+    unknownRequests.increment();
+    if (unknownLogged.size() < MAX_UNKNOWN_LOGGED && unknownLogged.add(name)) {
+      LOG.warn(
+          "a scraper asked for collector '{}', which is not one of the {} collectors known; it gets"
+              + " no targets (a typo in its config?); logged once per name, counted by"
+              + " apportion_server_unknown_collector_requests_total",
+          LogSafe.text(name),
+          allocator.snapshot().collectors().size());
+    }
   }
 
   boolean isReady() {

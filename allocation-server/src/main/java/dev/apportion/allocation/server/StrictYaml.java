@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.io.IOException;
 import org.yaml.snakeyaml.LoaderOptions;
 

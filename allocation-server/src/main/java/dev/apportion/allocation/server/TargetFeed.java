@@ -13,37 +13,40 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps an {@link Allocator}'s targets equal to what its {@link TargetSource}s know: every refresh
- * interval it reads the sources concurrently, each under a {@linkplain Builder#readTimeout deadline}
- * that covers its whole answer, and gives the allocator the concatenation (in the order the sources
- * were added) in one {@link Allocator#setTargets} call (an unchanged set costs the allocator two number comparisons per
- * target and publishes nothing).
+ * Keeps an {@link Allocator}'s targets equal to what its {@link TargetSource}s know. Each source is
+ * read on its own schedule (every refresh interval after its previous read ended), under a
+ * {@linkplain Builder#readTimeout deadline} that covers its whole answer, and as soon as a read
+ * brings a new list the allocator is given the concatenation of every source's last good list (in
+ * the order the sources were added) in one {@link Allocator#setTargets} call (an unchanged set costs
+ * the allocator two number comparisons per target and publishes nothing). So a slow source delays
+ * no other source's change: it only ever delays itself.
  *
  * <p>A source that fails in any way (an {@link IOException}, a timeout, any {@link Throwable}
  * including an {@link OutOfMemoryError} while it is parsed) keeps its last good list, so a flapping
  * SD endpoint does not drop its targets; it is marked down ({@link #isUp}), the failure is logged at
- * WARN once per episode (the first failure after a success) and the recovery at INFO, and the next
- * refresh runs as scheduled. A source whose read is still blocked (in a read the interrupt cannot
- * end) is not read again until that read ends: it stays down meanwhile. So is an allocator that refuses the targets ({@code setTargets} throws):
- * WARN with the stack trace when it starts, INFO when it ends, nothing at the refreshes between.
- * Until every source has been read once, nothing is set and {@link
- * #isReady()} is false: a half-read start would place a partial set and then move it.
+ * WARN once per episode (the first failure after a success) and the recovery at INFO, and its next
+ * read runs as scheduled ({@link FeedLoop}). A source whose read is still blocked (in a read the
+ * interrupt cannot end) is not read again until that read ends: it stays down meanwhile. So is an
+ * allocator that refuses the targets ({@code setTargets} throws): WARN with the stack trace when it
+ * starts, INFO when it ends, nothing at the refreshes between. Until every source has been read
+ * once, nothing is set and {@link #isReady()} is false: a half-read start would place a partial set
+ * and then move it.
  *
  * <p>Thread-safe. {@link #refresh()} blocks on the sources' I/O (at most the read timeout) and on
- * the allocator's writers; {@link #start()} runs it on one daemon thread, and reads run on daemon
- * threads of their own (at most one per source).
+ * the allocator's writers; {@link #start()} runs each source's reads on a daemon thread of its own,
+ * and reads run on daemon threads of their own (at most one per source).
  */
 public final class TargetFeed implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TargetFeed.class);
@@ -53,23 +56,23 @@ public final class TargetFeed implements AutoCloseable {
   private final Duration interval;
   /** Attaches costs to the combined targets before each {@code setTargets}; null for none. */
   private final UnaryOperator<List<Target>> costs;
-  /** Serializes refreshes; held across the sources' I/O. */
-  private final Object refreshLock = new Object();
-  /** Guards the timer only, so that close() never waits for a refresh. */
+  /** Serializes {@code setTargets} calls; never held across I/O. */
+  private final Object setLock = new Object();
+  /** Guards the loops only, so that close() never waits for a read. */
   private final Object lifecycleLock = new Object();
 
-  @GuardedBy("refreshLock")
-  private final List<List<Target>> lastGood;
+  /** Each source's last good list, null until its first good read. */
+  private final AtomicReferenceArray<List<Target>> lastGood;
 
-  @GuardedBy("refreshLock")
-  private final boolean[] failing;
+  /** Each source's failures, logged once per episode. */
+  private final FeedLoop.Episode[] episodes;
+
+  /** Held by whoever reads the source (its loop or {@link #refresh()}), across the read's wait. */
+  private final ReentrantLock[] attempts;
 
   /** Whether the last {@code setTargets} threw: the episode logged once at its start. */
-  @GuardedBy("refreshLock")
+  @GuardedBy("setLock")
   private boolean setFailing;
-
-  /** How many episodes of source failures began (each logged once), for tests. */
-  private final AtomicInteger failureEpisodes = new AtomicInteger();
 
   /** Whether a read of the source is in progress on a reader thread (set there, cleared there). */
   private final AtomicBoolean[] running;
@@ -83,7 +86,7 @@ public final class TargetFeed implements AutoCloseable {
   private final AtomicInteger setFailureEpisodes = new AtomicInteger();
 
   @GuardedBy("lifecycleLock")
-  private ScheduledExecutorService timer;
+  private List<FeedLoop> loops;
 
   private volatile boolean ready;
   /** 1 where the source's last read succeeded. */
@@ -94,17 +97,18 @@ public final class TargetFeed implements AutoCloseable {
     this.sources = List.copyOf(b.sources);
     this.interval = b.interval;
     this.costs = b.costs;
-    this.lastGood = new ArrayList<>();
-    for (int i = 0; i < sources.size(); i++) {
-      lastGood.add(null);
-    }
-    this.failing = new boolean[sources.size()];
-    this.up = new AtomicIntegerArray(sources.size());
-    this.readTimeout = b.readTimeout;
-    this.running = new AtomicBoolean[sources.size()];
-    for (int i = 0; i < running.length; i++) {
+    int n = sources.size();
+    this.lastGood = new AtomicReferenceArray<>(n);
+    this.episodes = new FeedLoop.Episode[n];
+    this.attempts = new ReentrantLock[n];
+    this.running = new AtomicBoolean[n];
+    for (int i = 0; i < n; i++) {
+      episodes[i] = new FeedLoop.Episode(LOG, "target source " + sources.get(i).describe());
+      attempts[i] = new ReentrantLock();
       running[i] = new AtomicBoolean();
     }
+    this.up = new AtomicIntegerArray(n);
+    this.readTimeout = b.readTimeout;
     this.readers =
         Executors.newCachedThreadPool(
             r -> {
@@ -114,7 +118,11 @@ public final class TargetFeed implements AutoCloseable {
             });
   }
 
+  /** Starts a read of source {@code i} on a reader thread; null if its last read has not ended. */
   private Future<List<Target>> submit(int i) {
+    if (running[i].get()) {
+      return null;
+    }
     TargetSource s = sources.get(i);
     running[i].set(true);
     try {
@@ -132,13 +140,58 @@ public final class TargetFeed implements AutoCloseable {
     }
   }
 
-  /** The throwable's class (unless a plain IOException) and message, for the one WARN line. */
-  private static String describe(Throwable t) {
-    String m = t.getMessage();
-    if (t.getClass() == IOException.class && m != null) {
-      return m;
+  /**
+   * Waits for a read of source {@code i} until {@code deadline} and records its outcome.
+   *
+   * @return whether the source's last good list changed
+   */
+  private boolean finish(int i, Future<List<Target>> read, long deadline) throws InterruptedException {
+    Throwable failure = null;
+    List<Target> got = null;
+    if (read == null) {
+      failure = new IOException("its previous read has not ended (blocked in I/O)");
+    } else {
+      try {
+        got = read.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException e) {
+        failure = e.getCause() == null ? e : e.getCause();
+      } catch (TimeoutException e) {
+        read.cancel(true); // interrupts a read blocked in the HTTP client or a channel
+        failure = new IOException("not read within " + readTimeout.toMillis() + " ms");
+      } catch (InterruptedException e) {
+        read.cancel(true);
+        throw e;
+      }
     }
-    return m == null ? t.getClass().getName() : t.getClass().getName() + ": " + m;
+    if (failure == null) {
+      List<Target> before = lastGood.getAndSet(i, got);
+      episodes[i].succeeded("is readable again");
+      up.set(i, 1);
+      return before != got;
+    }
+    List<Target> kept = lastGood.get(i);
+    up.set(i, 0);
+    episodes[i].failed(
+        failure, "keeping its last " + (kept == null ? 0 : kept.size()) + " targets until it recovers");
+    return false;
+  }
+
+  /** One scheduled read of source {@code i}; gives the allocator the targets if they changed. */
+  private void readOne(int i) throws InterruptedException {
+    boolean changed;
+    attempts[i].lockInterruptibly();
+    try {
+      changed = finish(i, submit(i), System.nanoTime() + readTimeout.toNanos());
+    } finally {
+      attempts[i].unlock();
+    }
+    if (changed) {
+      try {
+        reapply();
+      } catch (RuntimeException | Error e) {
+        // logged once per episode by setAll; the next read tries again
+      }
+    }
   }
 
   /**
@@ -158,56 +211,34 @@ public final class TargetFeed implements AutoCloseable {
    * @throws InterruptedException if interrupted while reading a source
    */
   public void refresh() throws InterruptedException {
-    synchronized (refreshLock) {
+    int locked = 0;
+    try {
+      for (; locked < sources.size(); locked++) {
+        attempts[locked].lockInterruptibly();
+      }
       long deadline = System.nanoTime() + readTimeout.toNanos();
       List<Future<List<Target>>> reads = new ArrayList<>(sources.size());
       for (int i = 0; i < sources.size(); i++) {
-        reads.add(running[i].get() ? null : submit(i));
+        reads.add(submit(i));
       }
-      for (int i = 0; i < sources.size(); i++) {
-        TargetSource s = sources.get(i);
-        Future<List<Target>> read = reads.get(i);
-        Throwable failure = null;
-        if (read == null) {
-          failure = new IOException("its previous read has not ended (blocked in I/O)");
-        } else {
-          try {
-            lastGood.set(i, read.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-          } catch (ExecutionException e) {
-            failure = e.getCause() == null ? e : e.getCause();
-          } catch (TimeoutException e) {
-            read.cancel(true); // interrupts a read blocked in the HTTP client or a channel
-            failure = new IOException("not read within " + readTimeout.toMillis() + " ms");
-          } catch (InterruptedException e) {
-            reads.forEach(r -> {
-              if (r != null) {
-                r.cancel(true);
-              }
-            });
-            throw e;
-          }
+      try {
+        for (int i = 0; i < sources.size(); i++) {
+          finish(i, reads.get(i), deadline);
         }
-        if (failure == null) {
-          if (failing[i]) {
-            LOG.info("target source {} is readable again", s.describe());
+      } catch (InterruptedException e) {
+        reads.forEach(r -> {
+          if (r != null) {
+            r.cancel(true);
           }
-          failing[i] = false;
-        } else {
-          if (!failing[i]) {
-            failureEpisodes.incrementAndGet();
-            LOG.warn(
-                "target source {} failed ({}); keeping its last {} targets until it recovers;"
-                    + " logged again only after it recovers",
-                s.describe(),
-                LogSafe.text(describe(failure)),
-                lastGood.get(i) == null ? 0 : lastGood.get(i).size());
-          }
-          failing[i] = true;
-        }
-        up.set(i, failing[i] ? 0 : 1);
+        });
+        throw e;
       }
-      setAll();
+    } finally {
+      for (int i = 0; i < locked; i++) {
+        attempts[i].unlock();
+      }
     }
+    reapply();
   }
 
   /**
@@ -216,15 +247,16 @@ public final class TargetFeed implements AutoCloseable {
    * source has been read once. Blocks on the allocator's writers, never on I/O.
    */
   public void reapply() {
-    synchronized (refreshLock) {
+    synchronized (setLock) {
       setAll();
     }
   }
 
-  @GuardedBy("refreshLock")
+  @GuardedBy("setLock")
   private void setAll() {
     List<Target> all = new ArrayList<>();
-    for (List<Target> l : lastGood) {
+    for (int i = 0; i < lastGood.length(); i++) {
+      List<Target> l = lastGood.get(i);
       if (l == null) {
         return;
       }
@@ -293,7 +325,11 @@ public final class TargetFeed implements AutoCloseable {
    * @return the count since this feed was built
    */
   int failureEpisodes() {
-    return failureEpisodes.get();
+    int n = 0;
+    for (FeedLoop.Episode e : episodes) {
+      n += e.count();
+    }
+    return n;
   }
 
   /**
@@ -306,63 +342,42 @@ public final class TargetFeed implements AutoCloseable {
   }
 
   /**
-   * Refreshes now and then every interval, on a daemon thread. Does not block.
+   * Reads every source now and then every interval after its previous read ended, each on a daemon
+   * thread of its own. Does not block.
    *
    * @return this feed
    */
   public TargetFeed start() {
     synchronized (lifecycleLock) {
-      if (timer == null) {
-        timer =
-            Executors.newSingleThreadScheduledExecutor(
-                r -> {
-                  Thread t = new Thread(r, "apportion-target-feed");
-                  t.setDaemon(true);
-                  return t;
-                });
-        ScheduledFuture<?> unused = timer.scheduleWithFixedDelay(this::refreshLogged, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+      if (loops == null) {
+        List<FeedLoop> l = new ArrayList<>();
+        for (int i = 0; i < sources.size(); i++) {
+          int index = i;
+          l.add(
+              new FeedLoop(
+                  "apportion-target-feed",
+                  interval,
+                  LOG,
+                  "reading target source " + sources.get(i).describe(),
+                  () -> readOne(index)));
+        }
+        loops = List.copyOf(l);
+        loops.forEach(FeedLoop::start);
       }
     }
     return this;
   }
 
-  /**
-   * One scheduled refresh. Catches every {@link Throwable}: one that escaped would cancel the
-   * schedule for good and freeze the targets silently. The next refresh runs.
-   */
-  private void refreshLogged() {
-    try {
-      refresh();
-      refreshFailing = false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Throwable e) {
-      if (!refreshFailing && !setFailing()) {
-        LOG.warn("a refresh failed; the next one runs as scheduled, logged again after one succeeds", e);
-      }
-      refreshFailing = true;
-    }
-  }
-
-  private boolean setFailing() {
-    synchronized (refreshLock) {
-      return setFailing;
-    }
-  }
-
-  /** Whether the last scheduled refresh threw; only the timer thread touches it. */
-  private boolean refreshFailing;
-
-  /** Stops refreshing; interrupts a refresh in progress. Does not wait for it. */
+  /** Stops reading; interrupts the reads in progress. Does not wait for them. */
   @Override
   public void close() {
-    ScheduledExecutorService t;
+    List<FeedLoop> l;
     synchronized (lifecycleLock) {
-      t = timer;
-      timer = null;
+      l = loops;
+      loops = null;
     }
-    if (t != null) {
-      t.shutdownNow();
+    if (l != null) {
+      l.forEach(FeedLoop::close);
     }
     readers.shutdownNow();
   }
@@ -417,9 +432,9 @@ public final class TargetFeed implements AutoCloseable {
     }
 
     /**
-     * How long one refresh waits for each source, its whole answer included; a source not read by
-     * then is marked down (its read interrupted) and keeps its last good targets. Sources are read
-     * concurrently, so one slow source delays no other. Default 30 s.
+     * How long a read of one source may take, its whole answer included; a source not read by
+     * then is marked down (its read interrupted) and keeps its last good targets. Each source is
+     * read on its own schedule, so one slow source delays no other. Default 30 s.
      *
      * @param timeout positive
      * @return this builder

@@ -75,7 +75,7 @@ public interface TargetSource {
    */
   static TargetSource httpSd(String job, URI url, HttpClient client, Duration timeout) {
     return new HttpSdSource(
-        requireJob(job), Objects.requireNonNull(url, "url"), client, timeout, SourceLimits.DEFAULT);
+        requireJob(job), Objects.requireNonNull(url, "url"), fetch(client, timeout), SourceLimits.DEFAULT);
   }
 
   /**
@@ -88,7 +88,16 @@ public interface TargetSource {
    */
   static TargetSource prometheusTargets(URI base, HttpClient client, Duration timeout) {
     return new PrometheusTargetsSource(
-        Objects.requireNonNull(base, "base"), client, timeout, SourceLimits.DEFAULT);
+        Objects.requireNonNull(base, "base"), fetch(client, timeout), SourceLimits.DEFAULT);
+  }
+
+  private static HttpFetch fetch(HttpClient client, Duration timeout) {
+    return new HttpFetch(
+        HttpClientOptions.NONE,
+        Objects.requireNonNull(client, "client"),
+        Objects.requireNonNull(timeout, "timeout"),
+        SourceLimits.DEFAULT.maxBytes(),
+        java.util.Set.of());
   }
 
   private static String requireJob(String job) {

@@ -2,7 +2,6 @@ package dev.apportion.allocation.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -135,9 +134,11 @@ record WebConfig(Path certFile, Path keyFile, String clientAuthType, Path client
 
   /** Loads the files into {@code f}; for the first start and for each reload. */
   void apply(SslContextFactory f) throws IOException, GeneralSecurityException {
-    f.setKeyStore(keyStore());
-    f.setKeyStorePassword(new String(IN_MEMORY));
+    // Both read (and the pair checked) before anything is set: a failure leaves f as it was.
+    KeyStore keys = keyStore();
     KeyStore trust = trustStore();
+    f.setKeyStore(keys);
+    f.setKeyStorePassword(new String(IN_MEMORY));
     if (trust != null) {
       f.setTrustStore(trust);
     }
@@ -146,10 +147,43 @@ record WebConfig(Path certFile, Path keyFile, String clientAuthType, Path client
   KeyStore keyStore() throws IOException, GeneralSecurityException {
     List<Certificate> chain = certificates(certFile, "cert_file");
     PrivateKey key = privateKey(keyFile);
+    requireMatch(key, chain.get(0));
     KeyStore ks = KeyStore.getInstance("PKCS12");
     ks.load(null, null);
     ks.setKeyEntry("server", key, IN_MEMORY, chain.toArray(new Certificate[0]));
     return ks;
+  }
+
+  /**
+   * Fails unless {@code key} is the private key of {@code cert}: a test message signed with the
+   * key must verify with the certificate's public key. A renewed certificate written before its
+   * key (or without it) is then refused rather than served with the old key, which would fail
+   * every handshake.
+   */
+  static void requireMatch(PrivateKey key, Certificate cert) throws GeneralSecurityException {
+    String alg =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> key.getAlgorithm(); // Ed25519, Ed448
+        };
+    byte[] probe = "apportion: does the key match the certificate?".getBytes(StandardCharsets.US_ASCII);
+    boolean matches;
+    try {
+      java.security.Signature sign = java.security.Signature.getInstance(alg);
+      sign.initSign(key);
+      sign.update(probe);
+      byte[] signature = sign.sign();
+      java.security.Signature verify = java.security.Signature.getInstance(alg);
+      verify.initVerify(cert.getPublicKey());
+      verify.update(probe);
+      matches = verify.verify(signature);
+    } catch (java.security.InvalidKeyException | java.security.SignatureException e) {
+      matches = false; // a key of another algorithm than the certificate's
+    }
+    if (!matches) {
+      throw new GeneralSecurityException("key_file does not match cert_file (the key is not the certificate's)");
+    }
   }
 
   KeyStore trustStore() throws IOException, GeneralSecurityException {

@@ -76,7 +76,7 @@ class CostFeedTest {
   void queriesTheInstantQueryApiAndAttachesTheCosts() throws Exception {
     URI url = serve(body);
     AtomicInteger reads = new AtomicInteger();
-    CostFeed feed = new CostFeed(config(List.of(url), HttpClientOptions.NONE), Duration.ofSeconds(5), reads::incrementAndGet);
+    CostFeed feed = new CostFeed(config(List.of(url), HttpClientOptions.NONE), Duration.ofSeconds(5), reads::incrementAndGet, null);
     List<Target> targets = List.of(Target.of("j", "a:1"), Target.of("j", "b:1"), Target.of("j", "c:1"));
     assertEquals(List.of(1L, 1L, 1L), costs(feed.attach(targets)), "before a read: the count balance");
 
@@ -102,7 +102,7 @@ class CostFeedTest {
   void aFailedReadKeepsTheLastCostsAndIsOneEpisode() throws Exception {
     URI url = serve(body);
     AtomicInteger reads = new AtomicInteger();
-    CostFeed feed = new CostFeed(config(List.of(url), HttpClientOptions.NONE), Duration.ofSeconds(5), reads::incrementAndGet);
+    CostFeed feed = new CostFeed(config(List.of(url), HttpClientOptions.NONE), Duration.ofSeconds(5), reads::incrementAndGet, null);
     List<Target> targets = List.of(Target.of("j", "a:1"), Target.of("j", "b:1"));
     feed.attach(targets);
     body.set(vector(sample("j", "a:1", "10"), sample("j", "b:1", "20")));
@@ -137,7 +137,7 @@ class CostFeedTest {
   @Test
   void aTargetWithoutASampleKeepsItsLastCostWhileItExists() throws Exception {
     URI url = serve(body);
-    CostFeed feed = new CostFeed(config(List.of(url), HttpClientOptions.NONE), Duration.ofSeconds(5), () -> {});
+    CostFeed feed = new CostFeed(config(List.of(url), HttpClientOptions.NONE), Duration.ofSeconds(5), () -> {}, null);
     Target a = Target.of("j", "a:1");
     Target b = Target.of("j", "b:1");
     Target big = Target.of("j", "big:1");
@@ -178,7 +178,7 @@ class CostFeedTest {
     AtomicReference<String> other = new AtomicReference<>(vector(sample("j", "b:1", "200"), sample("j", "a:1", "90")));
     URI one = serve(body);
     URI two = serve(other);
-    CostFeed feed = new CostFeed(config(List.of(one, URI.create(two + "/")), HttpClientOptions.NONE), Duration.ofSeconds(5), () -> {});
+    CostFeed feed = new CostFeed(config(List.of(one, URI.create(two + "/")), HttpClientOptions.NONE), Duration.ofSeconds(5), () -> {}, null);
     List<Target> targets = List.of(Target.of("j", "a:1"), Target.of("j", "b:1"));
     feed.attach(targets);
     body.set(vector(sample("j", "a:1", "100")));
@@ -193,20 +193,20 @@ class CostFeedTest {
   @Test
   void basicAuthAndBearerCredentialsAreSentAndFilesReReadAtEveryRequest() throws Exception {
     URI url = serve(body);
-    new CostFeed(config(List.of(url), new HttpClientOptions("user", "pw", null, null, null, null, null, false)),
-        Duration.ofSeconds(5), () -> {}).refresh();
+    new CostFeed(config(List.of(url), new HttpClientOptions("user", "pw", null, null, null, null, null, null, null, false)),
+        Duration.ofSeconds(5), () -> {}, null).refresh();
     assertEquals("Basic dXNlcjpwdw==", authorizations.get(0), "user:pw");
 
     Path token = Files.writeString(dir.resolve("token"), "abc\n");
-    HttpClientOptions bearer = new HttpClientOptions(null, null, null, "Bearer", null, token, null, false);
-    CostFeed feed = new CostFeed(config(List.of(url), bearer), Duration.ofSeconds(5), () -> {});
+    HttpClientOptions bearer = new HttpClientOptions(null, null, null, "Bearer", null, token, null, null, null, false);
+    CostFeed feed = new CostFeed(config(List.of(url), bearer), Duration.ofSeconds(5), () -> {}, null);
     feed.refresh();
     assertEquals("Bearer abc", authorizations.get(1));
     Files.writeString(token, "rotated");
     feed.refresh();
     assertEquals("Bearer rotated", authorizations.get(2));
     assertFalse(bearer.toString().contains("rotated") || bearer.toString().contains("abc"), bearer.toString());
-    assertFalse(new HttpClientOptions("user", "s3cret", null, null, null, null, null, false).toString().contains("s3cret"));
+    assertFalse(new HttpClientOptions("user", "s3cret", null, null, null, null, null, null, null, false).toString().contains("s3cret"));
 
     Files.delete(token);
     assertFalse(feed.refresh(), "an unreadable credentials file fails the read, keeping the costs");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,11 +18,15 @@ class CostsConfigTest {
   private static final Path BASE = Path.of("/etc/apportion");
 
   private static ServerConfig parse(String costs) throws ConfigException {
+    return parse(costs, BASE);
+  }
+
+  private static ServerConfig parse(String costs, Path base) throws ConfigException {
     try {
       return ServerConfig.parse(TargetGroups.YAML.readTree("""
           targets: [{prometheus: {url: 'http://p:9090'}}]
           collectors: {static: [a]}
-          """ + costs), BASE);
+          """ + costs), base);
     } catch (java.io.IOException e) {
       throw new AssertionError(e);
     }
@@ -41,7 +44,9 @@ class CostsConfigTest {
   }
 
   @Test
-  void everyOption() throws Exception {
+  void everyOption(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("secrets"));
+    java.nio.file.Files.writeString(dir.resolve("secrets/token"), "t0ken\n");
     CostsConfig c = parse("""
         costs:
           url: ['http://prom-0:9090', 'https://mimir.example/prometheus']
@@ -50,13 +55,13 @@ class CostsConfigTest {
           labels: [job, instance, pod]
           authorization: {credentials_file: secrets/token}
           tls_config: {ca_file: /etc/ca.pem, insecure_skip_verify: true}
-        """).costs();
+        """, dir).costs();
     assertEquals(List.of(URI.create("http://prom-0:9090"), URI.create("https://mimir.example/prometheus")), c.urls());
     assertEquals("max by (job, instance) (scrape_series_added)", c.query());
     assertEquals(Duration.ofMinutes(2), c.refreshInterval());
     assertEquals(List.of("job", "instance", "pod"), c.labels());
-    assertEquals(new HttpClientOptions(null, null, null, "Bearer", null, Path.of("/etc/apportion/secrets/token"),
-        Path.of("/etc/ca.pem"), true), c.http());
+    assertEquals(new HttpClientOptions(null, null, null, "Bearer", null, dir.resolve("secrets/token"),
+        Path.of("/etc/ca.pem"), null, null, true), c.http());
     CostsConfig b = parse("costs: {url: 'http://p', basic_auth: {username: u, password: hunter2}}").costs();
     assertEquals("u", b.http().username());
     assertFalse(b.toString().contains("hunter2"), b.toString());
@@ -89,7 +94,7 @@ class CostsConfigTest {
             "costs.authorization.type: use basic_auth for Basic"),
         Map.entry("costs: {url: 'http://p', tls_config: {insecure_skip_verify: maybe}}",
             "costs.tls_config.insecure_skip_verify: must be true or false"),
-        Map.entry("costs: {url: 'http://p', tls_config: {cert_file: c}}", "costs.tls_config.cert_file: unknown key"));
+        Map.entry("costs: {url: 'http://p', tls_config: {certfile: c}}", "costs.tls_config.certfile: unknown key"));
     for (Map.Entry<String, String> e : bad.entrySet()) {
       ConfigException x = assertThrows(ConfigException.class, () -> parse(e.getKey()), e.getKey());
       assertTrue(x.getMessage().startsWith(e.getValue()), e.getKey() + " -> " + x.getMessage());

@@ -270,7 +270,7 @@ class FeedResilienceTest {
     RawServer endless = new RawServer(CHUNKED, chunk(groups.toString()), 0, Long.MAX_VALUE);
     endless.first = chunk("[");
     SourceLimits limits = new SourceLimits(1 << 20, 1000, 16, 1024);
-    HttpSdSource s = new HttpSdSource("h", endless.uri("/sd"), HttpClient.newHttpClient(), Duration.ofSeconds(10), limits);
+    HttpSdSource s = new HttpSdSource("h", endless.uri("/sd"), new HttpFetch(HttpClientOptions.NONE, null, Duration.ofSeconds(10), limits.maxBytes(), java.util.Set.of()), limits);
     IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, s::read);
     assertTrue(e.getMessage().contains("larger than 1048576 bytes"), e.getMessage());
   }

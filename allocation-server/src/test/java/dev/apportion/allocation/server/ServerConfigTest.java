@@ -9,7 +9,6 @@ import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

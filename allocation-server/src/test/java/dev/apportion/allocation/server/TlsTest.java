@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.apportion.allocation.server.ServerConfig.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
