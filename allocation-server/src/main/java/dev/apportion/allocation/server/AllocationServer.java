@@ -1,5 +1,6 @@
 package dev.apportion.allocation.server;
 
+import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocator;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,6 +19,7 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -57,6 +59,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
  *       Builder#readiness} says ready, else 503</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>the text {@link Builder#metrics} supplies</td></tr>
+ *   <tr><td>{@code GET /ui}, {@code GET /ui/collectors/NAME?q=}</td><td>the operator's page:
+ *       collectors, jobs, unassigned targets, sources, changes, config; one collector's targets
+ *       filtered by label (HTML, no script)</td></tr>
+ *   <tr><td>{@code GET /api/v1/status}, {@code GET /api/v1/status/collectors/NAME?q=}</td><td>the
+ *       same as JSON, streamed</td></tr>
  *   <tr><td>{@code POST /-/reload}</td><td>when the service enabled it: reloads the config; 200
  *       or 500 with the reason</td></tr>
  * </table>
@@ -110,7 +117,8 @@ public final class AllocationServer implements AutoCloseable {
     this.address = b.address;
     this.routes =
         new Routes(
-            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload);
+            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload,
+            b.page != null ? b.page : new StatusPage(StatusPage.Context.program(b.allocator.strategy())));
     this.threads = b.threads;
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
@@ -126,7 +134,8 @@ public final class AllocationServer implements AutoCloseable {
       PollMembership polls,
       Rendering rendering,
       RequestCounter requests,
-      Reload reload) {}
+      Reload reload,
+      StatusPage page) {}
 
   /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
   interface Reload {
@@ -375,8 +384,25 @@ public final class AllocationServer implements AutoCloseable {
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, reply.contentType);
     headers.put(HttpHeader.CACHE_CONTROL, "no-store");
-    headers.put(new HttpField.LongValueHttpField(HttpHeader.CONTENT_LENGTH, reply.body.length));
+    headers.put("X-Content-Type-Options", "nosniff");
+    if (reply.contentType.startsWith("text/html")) {
+      // The operator's page: no script, no frame, nothing from elsewhere; its one style is inline.
+      headers.put("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    }
     boolean head = "HEAD".equals(request.getMethod());
+    if (reply.stream != null && !head) {
+      try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
+        reply.stream.writeTo(out);
+      } catch (IOException | RuntimeException e) {
+        callback.failed(e); // the status is sent: the client sees a cut answer
+        return;
+      }
+      callback.succeeded();
+      return;
+    }
+    if (reply.stream == null) {
+      headers.put(new HttpField.LongValueHttpField(HttpHeader.CONTENT_LENGTH, reply.body.length));
+    }
     response.write(true, head ? ByteBuffer.allocate(0) : ByteBuffer.wrap(reply.body), callback);
   }
 
@@ -402,6 +428,9 @@ public final class AllocationServer implements AutoCloseable {
       query = Queries.parse(rawQuery);
     } catch (IllegalArgumentException e) {
       return Reply.error("other", 400, e.getMessage());
+    }
+    if (StatusPage.serves(raw)) {
+      return r.page().answer(r.allocator().snapshot(), raw, query);
     }
     return switch (raw) {
       case "/targets" -> httpSd(r, query);
@@ -450,7 +479,9 @@ public final class AllocationServer implements AutoCloseable {
     if (r.polls() != null) {
       r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("targets", r.rendering().httpSd(r.allocator().snapshot(), collector));
+    Allocation snapshot = r.allocator().snapshot();
+    r.page().polled(collector, snapshot);
+    return Reply.json("targets", r.rendering().httpSd(snapshot, collector));
   }
 
   private static Reply jobTargets(Routes r, String rawJob, Map<String, String> query) {
@@ -470,21 +501,35 @@ public final class AllocationServer implements AutoCloseable {
     if (r.polls() != null && !collector.isBlank()) {
       r.polls().heard(collector, query.get("node"));
     }
-    return Reply.json("jobs", r.rendering().jobTargets(r.allocator().snapshot(), collector, job));
+    Allocation snapshot = r.allocator().snapshot();
+    r.page().polled(collector, snapshot);
+    return Reply.json("jobs", r.rendering().jobTargets(snapshot, collector, job));
   }
 
-  /** One answer: endpoint (a metric tag), status, type and bytes. */
+  /** One answer: endpoint (a metric tag), status, type and bytes, or a body written as it goes. */
   static final class Reply {
     final String endpoint;
     final int status;
     final String contentType;
     final byte[] body;
+    /** Null for an answer of {@link #body}'s bytes. */
+    final Streamed stream;
 
     Reply(String endpoint, int status, String contentType, byte[] body) {
+      this(endpoint, status, contentType, body, null);
+    }
+
+    private Reply(String endpoint, int status, String contentType, byte[] body, Streamed stream) {
       this.endpoint = endpoint;
       this.status = status;
       this.contentType = contentType;
       this.body = body;
+      this.stream = stream;
+    }
+
+    /** An answer written as it goes (chunked), for bodies that grow with the targets. */
+    static Reply streamed(String endpoint, int status, String contentType, Streamed stream) {
+      return new Reply(endpoint, status, contentType, new byte[0], stream);
     }
 
     static Reply json(String endpoint, byte[] body) {
@@ -498,6 +543,11 @@ public final class AllocationServer implements AutoCloseable {
     static Reply error(String endpoint, int status, String message) {
       return new Reply(endpoint, status, "application/json", Rendering.error(message));
     }
+  }
+
+  /** Writes an answer's body to the response as it goes; blocks while the client reads. */
+  interface Streamed {
+    void writeTo(java.io.OutputStream out) throws IOException;
   }
 
   /** Counts requests by endpoint and status, for {@code /metrics}; must not block. */
@@ -523,6 +573,7 @@ public final class AllocationServer implements AutoCloseable {
     private int maxConnections = 2048;
     private Reload reload;
     private WebConfig tls;
+    private StatusPage page;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -655,6 +706,12 @@ public final class AllocationServer implements AutoCloseable {
     /** Serves HTTPS with these settings (the exporter toolkit's web config file). */
     Builder tls(WebConfig config) {
       this.tls = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** The operator's page with what the service knows besides the allocator. */
+    Builder statusPage(StatusPage page) {
+      this.page = Objects.requireNonNull(page, "page");
       return this;
     }
 

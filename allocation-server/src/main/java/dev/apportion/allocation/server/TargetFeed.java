@@ -20,6 +20,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +90,12 @@ public final class TargetFeed implements AutoCloseable {
   private volatile boolean ready;
   /** 1 where the source's last read succeeded. */
   private final AtomicIntegerArray up;
+  /** Per source, for the operator's page: its last good read (epoch ms, 0 for none) and size. */
+  private final AtomicLongArray lastReadMillis;
+  private final AtomicIntegerArray lastCount;
+  /** Per source: its last failure (null for none yet) and when (epoch ms). */
+  private final AtomicReferenceArray<String> lastError;
+  private final AtomicLongArray lastErrorMillis;
 
   private TargetFeed(Builder b) {
     this.allocator = b.allocator;
@@ -100,6 +108,10 @@ public final class TargetFeed implements AutoCloseable {
     }
     this.failing = new boolean[sources.size()];
     this.up = new AtomicIntegerArray(sources.size());
+    this.lastReadMillis = new AtomicLongArray(sources.size());
+    this.lastCount = new AtomicIntegerArray(sources.size());
+    this.lastError = new AtomicReferenceArray<>(sources.size());
+    this.lastErrorMillis = new AtomicLongArray(sources.size());
     this.readTimeout = b.readTimeout;
     this.running = new AtomicBoolean[sources.size()];
     for (int i = 0; i < running.length; i++) {
@@ -188,11 +200,15 @@ public final class TargetFeed implements AutoCloseable {
           }
         }
         if (failure == null) {
+          lastReadMillis.set(i, System.currentTimeMillis());
+          lastCount.set(i, lastGood.get(i).size());
           if (failing[i]) {
             LOG.info("target source {} is readable again", s.describe());
           }
           failing[i] = false;
         } else {
+          lastError.set(i, describe(failure));
+          lastErrorMillis.set(i, System.currentTimeMillis());
           if (!failing[i]) {
             failureEpisodes.incrementAndGet();
             LOG.warn(
@@ -275,6 +291,40 @@ public final class TargetFeed implements AutoCloseable {
    */
   public boolean isUp(int i) {
     return up.get(i) == 1;
+  }
+
+  /**
+   * One source as the operator's page shows it.
+   *
+   * @param source the source's description
+   * @param up whether its last read succeeded
+   * @param lastReadMillis when its last good read ended, epoch ms; 0 for never
+   * @param targets how many targets that read gave (kept while it is down)
+   * @param lastError its last failure, unescaped; null for none since the start
+   * @param lastErrorMillis when that failure happened, epoch ms; 0 for none
+   */
+  record SourceStatus(
+      String source, boolean up, long lastReadMillis, int targets, String lastError, long lastErrorMillis) {}
+
+  /**
+   * Every source's status, in the order added. Never blocks; each source's fields are read one
+   * by one (a read ending meanwhile may show half of it).
+   *
+   * @return an immutable list
+   */
+  List<SourceStatus> sourceStatus() {
+    List<SourceStatus> out = new ArrayList<>(sources.size());
+    for (int i = 0; i < sources.size(); i++) {
+      out.add(
+          new SourceStatus(
+              sources.get(i).describe(),
+              isUp(i),
+              lastReadMillis.get(i),
+              lastCount.get(i),
+              lastError.get(i),
+              lastErrorMillis.get(i)));
+    }
+    return List.copyOf(out);
   }
 
   /**
