@@ -5,6 +5,7 @@ import dev.apportion.allocation.AllocationChange;
 import dev.apportion.allocation.AllocationListener;
 import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -12,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
@@ -162,25 +164,50 @@ final class ChangeLog implements AllocationListener {
   }
 
   /**
-   * Records a reload: a new allocator took over, carrying {@code previous}'s entries (older than
-   * any of this log's own).
+   * Records a reload: a new allocator ({@code after}, this log's) took over from {@code before}
+   * ({@code previous}'s). The entries this log made while the new allocator was filled are
+   * dropped (they describe its start from nothing, not the fleet); one entry compares the two
+   * snapshots instead, and {@code previous}'s entries follow it. Costs one lookup per target.
    */
-  void reloadedFrom(ChangeLog previous, int targets, int collectors) {
+  void reloadedFrom(ChangeLog previous, Allocation before, Allocation after) {
+    List<String> joined = new ArrayList<>();
+    List<String> left = new ArrayList<>();
+    List<String> changed = new ArrayList<>();
+    int[] counts = new int[3];
+    diff(before.collectors(), after.collectors(), joined, left, changed, counts);
+    int placed = 0;
+    int reassigned = 0;
+    for (Target t : after.targets()) {
+      Optional<String> now = after.collectorOf(t);
+      Optional<String> was = before.collectorOf(t);
+      if (now.equals(was)) {
+        continue;
+      }
+      if (was.isEmpty()) {
+        placed++;
+      } else {
+        reassigned++;
+      }
+    }
+    int dropped = 0;
+    for (Target t : before.targets()) {
+      if (before.collectorOf(t).isPresent() && after.collectorOf(t).isEmpty()) {
+        dropped++;
+      }
+    }
+    Entry reload =
+        new Entry(clock.getAsLong(), Why.RELOAD, placed + reassigned + dropped, placed, dropped, reassigned,
+            before.targets().size(), after.targets().size(), before.collectors().size(), after.collectors().size(),
+            List.copyOf(joined), counts[0], List.copyOf(left), counts[1], List.copyOf(changed), counts[2]);
     List<Entry> old = previous.entries();
     synchronized (lock) {
-      entries.addLast(
-          new Entry(clock.getAsLong(), Why.RELOAD, 0, 0, 0, 0, targets, targets, collectors, collectors,
-              List.of(), 0, List.of(), 0, List.of(), 0));
-      // The reload entry is newer than the old service's entries and older than the new one's
-      // first changes (which happened while it was read, before it took over).
+      entries.clear();
+      entries.add(reload);
       for (Entry e : old) {
         if (entries.size() >= CAPACITY) {
           break;
         }
         entries.addLast(e);
-      }
-      while (entries.size() > CAPACITY) {
-        entries.removeLast();
       }
     }
   }

@@ -1,6 +1,5 @@
 package dev.apportion.allocation.server;
 
-import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocator;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.kubernetes.KubernetesCollectorSource;
@@ -243,8 +242,7 @@ final class Service implements AutoCloseable {
       throw e;
     }
     fresh.page.inherit(page);
-    Allocation now = fresh.allocator.snapshot();
-    fresh.changes.reloadedFrom(changes, now.targets().size(), now.collectors().size());
+    fresh.changes.reloadedFrom(changes, allocator.snapshot(), fresh.allocator.snapshot());
     server.takeOver(fresh.routes);
     fresh.server = server;
     server = null;

@@ -235,6 +235,8 @@ final class StatusPage {
     final int targets;
     final int unassigned;
     final long totalCost;
+    /** Whether costs or capacities weigh the targets (else every target and collector weighs 1). */
+    final boolean weighed;
 
     Summary(Allocation snapshot, Context context) {
       this.snapshot = snapshot;
@@ -295,6 +297,11 @@ final class StatusPage {
       this.jobs = List.copyOf(js);
       this.targets = snapshot.targets().size();
       this.unassigned = snapshot.unassigned().size();
+      boolean w = cost != targets - unassigned;
+      for (Collector c : snapshot.collectors()) {
+        w |= c.capacity() != Collector.DEFAULT_CAPACITY;
+      }
+      this.weighed = w;
     }
   }
 
@@ -341,8 +348,12 @@ final class StatusPage {
     Double band = context.band();
     if (band != null && s.totalCost > 0 && r.capacityShare > 0) {
       double share = s.totalCost * r.capacityShare;
-      if (r.cost > Math.ceil(band * share) || r.cost < Math.floor((2 - band) * share)) {
-        out.add("outside band");
+      if (r.cost > Math.ceil(band * share)) {
+        out.add("above band");
+      } else if (s.weighed && r.cost < Math.floor((2 - band) * share)) {
+        // The lower bound holds only where costs or capacities weigh targets; counts alone have
+        // the upper one only.
+        out.add("below band");
       }
     }
     return out;
@@ -364,6 +375,7 @@ final class StatusPage {
       table{border-collapse:collapse;margin:.3em 0}th,td{text-align:left;padding:.2em .7em;border-bottom:1px solid #eaeef2;vertical-align:top}
       th{background:#f6f8fa}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
       code,.mono{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}
+      ul.attention{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:.5em 1em .5em 2em;margin:.4em 0}
       .muted{color:#57606a}input[name=q]{width:32em;font-family:ui-monospace,monospace}
       """;
 
@@ -478,7 +490,7 @@ final class StatusPage {
       b.append("<p><span class=\"good\">Nothing.</span> Every target is assigned, every source is up, every collector has polled.</p>\n");
       return;
     }
-    b.append("<ul>");
+    b.append("<ul class=\"attention\">");
     for (String item : items) {
       b.append("<li>").append(item).append("</li>");
     }
@@ -502,13 +514,15 @@ final class StatusPage {
     Double band = context.band();
     b.append("<p class=\"muted\">Cost share: the collector's part of the total target cost; capacity share: its part of the total capacity.");
     if (band != null) {
-      b.append(String.format(Locale.ROOT, " The strategy keeps cost share ÷ capacity share within %.2f–%.2f.", 2 - band, band));
+      b.append(String.format(Locale.ROOT, " Share ratio: cost share ÷ capacity share, 1 for exactly its share;"
+          + " the strategy keeps it at most %.2f (rounded up to a whole target), and with costs or"
+          + " capacities at least %.2f.", band, 2 - band));
     }
     b.append("</p>\n");
     pager(b, UI, null, p, pages, s.rows.size(), from, to, "collectors");
     b.append("<table><tr><th>collector</th><th>node</th><th>zone</th><th>known by</th><th>last poll</th>")
         .append("<th class=\"n\">targets</th><th class=\"n\">cost share</th><th class=\"n\">capacity share</th>")
-        .append("<th class=\"n\">ratio</th><th>state</th></tr>\n");
+        .append("<th class=\"n\">share ratio</th><th>state</th></tr>\n");
     for (int i = from; i < to; i++) {
       Row r = s.rows.get(i);
       long last = polls.lastPoll(r.name());
@@ -533,7 +547,7 @@ final class StatusPage {
       return;
     }
     for (int i = 0; i < st.size(); i++) {
-      b.append(i == 0 ? "" : " ").append("<span class=\"").append(st.get(i).equals("outside band") ? "warn" : "bad")
+      b.append(i == 0 ? "" : " ").append("<span class=\"").append(st.get(i).endsWith(" band") ? "warn" : "bad")
           .append("\">").append(escape(st.get(i))).append("</span>");
     }
   }
@@ -656,11 +670,25 @@ final class StatusPage {
       case TARGETS -> b.append("targets ").append(e.targetsBefore()).append(" → ").append(e.targetsAfter());
       case COSTS -> b.append("target costs re-read");
       case RELOAD -> {
-        return "a new config took over: " + e.targetsAfter() + " targets, " + e.collectorsAfter() + " collectors";
+        b.append("a new config took over");
+        names(b, "joined", e.joined(), e.joinedCount());
+        names(b, "left", e.left(), e.leftCount());
+        names(b, "changed", e.changed(), e.changedCount());
+        b.append("; collectors ").append(e.collectorsBefore()).append(" → ").append(e.collectorsAfter())
+            .append("; targets ").append(e.targetsBefore()).append(" → ").append(e.targetsAfter());
       }
     }
-    b.append("; ").append(e.placed()).append(" placed, ").append(e.dropped()).append(" dropped, ")
-        .append(e.reassigned()).append(" reassigned");
+    List<String> parts = new ArrayList<>(3);
+    if (e.placed() > 0) {
+      parts.add(e.placed() + " placed");
+    }
+    if (e.dropped() > 0) {
+      parts.add(e.dropped() + " dropped");
+    }
+    if (e.reassigned() > 0) {
+      parts.add(e.reassigned() + " reassigned");
+    }
+    b.append("; ").append(parts.isEmpty() ? "nothing moved" : String.join(", ", parts));
     return b.toString();
   }
 
@@ -689,7 +717,7 @@ final class StatusPage {
     if (!config.reloadEnabled()) {
       b.append("; reloading is not enabled");
     } else if (config.lastSuccessful()) {
-      b.append("; the last reload succeeded (or none was asked for)");
+      b.append("; the last reload succeeded, or none was asked for");
     } else {
       b.append("; <span class=\"bad\">the last reload failed</span>: <code>").append(escape(config.lastError()))
           .append("</code>");

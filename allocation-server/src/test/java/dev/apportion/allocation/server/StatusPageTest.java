@@ -163,9 +163,24 @@ class StatusPageTest {
             new StatusPage.Context("static", "consistent-hashing", 1.1, false, false, List::of, () -> null,
                 List::of, () -> null, () -> NOW));
     String html = overview(page, a);
-    assertTrue(html.contains("within 0.90–1.10"), html);
+    assertTrue(html.contains("at most 1.10 (rounded up to a whole target), and with costs or capacities at least 0.90"), html);
     assertTrue(html.contains("<td class=\"n\">75.0%</td>"), "big's capacity share: " + html);
-    assertFalse(html.contains("outside band"), "the strategy kept both in the band: " + html);
+    assertFalse(html.contains("above band") || html.contains("below band"), "the strategy kept both in the band: " + html);
+
+    // A strategy that keeps no band, shown against one: the collector with the costly target is
+    // above it, the other below.
+    Allocator r = Allocators.builder(Allocators.RENDEZVOUS).build();
+    r.setCollectors(List.of(Collector.of("x"), Collector.of("y")));
+    List<Target> costly = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      costly.add(Target.of("j", "t" + i + ":1").withCost(i == 0 ? 1000 : 1));
+    }
+    r.setTargets(costly);
+    String heavy = r.snapshot().collectorOf(costly.get(0)).orElseThrow();
+    String light = heavy.equals("x") ? "y" : "x";
+    String skewed = overview(page, r);
+    assertTrue(skewed.contains("<code>" + heavy + "</code></a>: no poll yet, above band."), skewed);
+    assertTrue(skewed.contains("<code>" + light + "</code></a>: no poll yet, below band."), skewed);
   }
 
   // ---------------------------------------------------------------------------------------------
