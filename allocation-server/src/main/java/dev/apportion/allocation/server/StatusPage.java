@@ -225,7 +225,11 @@ final class StatusPage {
   /** The unassigned targets of one reason: how many, and a few of them. */
   record Reason(String reason, int count, List<Target> examples) {}
 
-  /** What the page shows of one snapshot, whatever the request. */
+  /**
+   * What the page shows of one snapshot, whatever the request. Costs one look at each collector's
+   * jobs and one pass over the unassigned targets, never a pass over every target: a job's count
+   * is the sum of its collectors' lists' sizes and its unassigned targets.
+   */
   static final class Summary {
     final Allocation snapshot;
     final List<Row> rows;
@@ -265,14 +269,13 @@ final class StatusPage {
         rs.add(r);
         names.put(c.name(), r);
         for (String job : snapshot.jobsFor(c.name())) {
-          perJob.computeIfAbsent(job, k -> new int[3])[2]++;
+          int[] n = perJob.computeIfAbsent(job, k -> new int[3]);
+          n[0] += snapshot.targetsFor(c.name(), job).size();
+          n[2]++;
         }
       }
       this.rows = List.copyOf(rs);
       this.byName = names;
-      for (Target t : snapshot.targets()) {
-        perJob.computeIfAbsent(t.job(), k -> new int[3])[0]++;
-      }
       Set<String> nodes = new HashSet<>();
       for (Collector c : snapshot.collectors()) {
         c.node().ifPresent(nodes::add);
@@ -280,7 +283,9 @@ final class StatusPage {
       Map<String, List<Target>> byReason = new LinkedHashMap<>();
       Map<String, Integer> counts = new HashMap<>();
       for (Target t : snapshot.unassigned()) {
-        perJob.computeIfAbsent(t.job(), k -> new int[3])[1]++;
+        int[] n = perJob.computeIfAbsent(t.job(), k -> new int[3]);
+        n[0]++;
+        n[1]++;
         String why = reason(t, snapshot.collectors().isEmpty(), nodes, context);
         counts.merge(why, 1, Integer::sum);
         List<Target> ex = byReason.computeIfAbsent(why, k -> new ArrayList<>());
