@@ -825,7 +825,7 @@ final class StatusPage {
       g.writeStringField("collectorsKnownBy", context.knownBy());
       if (context.band() != null) {
         g.writeObjectFieldStart("band");
-        g.writeNumberField("lower", 2 - context.band());
+        g.writeNumberField("lower", Math.round((2 - context.band()) * 1e9) / 1e9);
         g.writeNumberField("upper", context.band());
         g.writeEndObject();
       }
@@ -943,6 +943,11 @@ final class StatusPage {
     g.writeNumberField("cost", r.cost);
     g.writeNumberField("costShare", r.costShare);
     g.writeNumberField("capacityShare", r.capacityShare);
+    if (Double.isNaN(r.ratio)) {
+      g.writeNullField("shareRatio");
+    } else {
+      g.writeNumberField("shareRatio", r.ratio);
+    }
     g.writeArrayFieldStart("state");
     for (String st : states(s, r, last)) {
       g.writeString(st);
