@@ -132,11 +132,6 @@ final class TargetFilter {
     return i;
   }
 
-  /** Whether this filter matches every target. */
-  boolean isEmpty() {
-    return terms.isEmpty();
-  }
-
   /**
    * Whether {@code t} matches every term.
    *

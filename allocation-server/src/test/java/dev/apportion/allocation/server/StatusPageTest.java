@@ -364,6 +364,48 @@ class StatusPageTest {
     assertEquals(500, json.get("total").asInt());
   }
 
+  @Test
+  void aSourceThatFailsIsDownWithItsErrorAndKeepsItsLastGoodCount() throws Exception {
+    Allocator a = allocator(Allocators.CONSISTENT_HASHING);
+    a.setCollectors(List.of(Collector.of("c")));
+    boolean[] fail = {false};
+    TargetSource flaky =
+        new TargetSource() {
+          @Override
+          public String describe() {
+            return "flaky";
+          }
+
+          @Override
+          public List<Target> read() throws IOException {
+            if (fail[0]) {
+              throw new IOException("connection refused");
+            }
+            return List.of(Target.of("j", "a:1"), Target.of("j", "b:1"));
+          }
+        };
+    try (TargetFeed feed = TargetFeed.builder(a).source(flaky).build()) {
+      assertEquals(List.of(new TargetFeed.SourceStatus("flaky", false, 0, 0, null, 0)), feed.sourceStatus(), "never read");
+      long before = System.currentTimeMillis();
+      feed.refresh();
+      TargetFeed.SourceStatus up = feed.sourceStatus().get(0);
+      assertTrue(up.up() && up.targets() == 2 && up.lastReadMillis() >= before && up.lastError() == null, up.toString());
+      fail[0] = true;
+      feed.refresh();
+      TargetFeed.SourceStatus down = feed.sourceStatus().get(0);
+      assertFalse(down.up());
+      assertEquals(2, down.targets(), "its last good targets are kept");
+      assertEquals(up.lastReadMillis(), down.lastReadMillis(), "the last good read is the earlier one");
+      assertEquals("connection refused", down.lastError());
+      assertTrue(down.lastErrorMillis() >= up.lastReadMillis());
+      StatusPage page = page(a, false, feed::sourceStatus, List::of, () -> null);
+      String html = overview(page, a);
+      assertTrue(html.contains("<b>0/1</b> sources up"), html);
+      assertTrue(html.contains("Source <code>flaky</code> is down: its last good 2 targets are kept."), html);
+      assertTrue(html.contains("<code>connection refused</code>"), html);
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Size
 
