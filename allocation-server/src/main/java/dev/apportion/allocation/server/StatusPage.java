@@ -412,6 +412,7 @@ final class StatusPage {
       up += src.up() ? 1 : 0;
     }
     ConfigStatus config = context.config().get();
+    CostStatus costs = context.costs().get();
     b.append("<ul class=\"tiles\">");
     tile(b, s.rows.size(), "collectors", s.rows.isEmpty() ? "bad" : null);
     tile(b, s.targets, "targets", null);
@@ -431,11 +432,11 @@ final class StatusPage {
     }
     b.append("</ul>\n");
 
-    attention(b, s, sources, config);
+    attention(b, s, sources, costs, config);
     collectors(b, s, page, now);
     jobs(b, s);
     unassigned(b, s);
-    sources(b, sources, now);
+    sources(b, sources, costs, now);
     changes(b, context.changes().get(), now);
     config(b, config, now);
     return end(b);
@@ -455,7 +456,7 @@ final class StatusPage {
   }
 
   private void attention(
-      StringBuilder b, Summary s, List<TargetFeed.SourceStatus> sources, ConfigStatus config) {
+      StringBuilder b, Summary s, List<TargetFeed.SourceStatus> sources, CostStatus costs, ConfigStatus config) {
     List<String> items = new ArrayList<>();
     if (s.rows.isEmpty()) {
       items.add("No collectors: every target is unassigned.");
@@ -468,6 +469,9 @@ final class StatusPage {
         items.add("Source <code>" + escape(src.source()) + "</code> is down: its last good "
             + src.targets() + " targets are kept.");
       }
+    }
+    if (costs != null && !costs.up()) {
+      items.add("The last cost query failed: targets keep their last costs.");
     }
     if (config != null && !config.lastSuccessful()) {
       items.add("The last config reload failed; the running config stays: <code>"
@@ -612,7 +616,7 @@ final class StatusPage {
     b.append("</table>\n");
   }
 
-  private static void sources(StringBuilder b, List<TargetFeed.SourceStatus> sources, long now) {
+  private static void sources(StringBuilder b, List<TargetFeed.SourceStatus> sources, CostStatus costs, long now) {
     b.append("<h2 id=\"sources\">Sources (").append(sources.size()).append(")</h2>\n");
     if (sources.isEmpty()) {
       b.append("<p>Targets are set by the program that embeds the server.</p>\n");
@@ -633,6 +637,12 @@ final class StatusPage {
       b.append("</td></tr>\n");
     }
     b.append("</table>\n");
+    if (costs != null) {
+      b.append("<p>Costs (the <code>costs</code> query): ")
+          .append(costs.up() ? "<span class=\"good\">up</span>" : "<span class=\"bad\">down</span>")
+          .append(" · ").append(costs.matched()).append(" targets priced by a sample · the others cost ")
+          .append(costs.fallback()).append(" (the median of those)</p>\n");
+    }
   }
 
   private static void changes(StringBuilder b, List<ChangeLog.Entry> changes, long now) {

@@ -406,6 +406,25 @@ class StatusPageTest {
     }
   }
 
+  @Test
+  void theCostFeedIsShownAndItsFailureNeedsAttention() {
+    Allocator a = allocator(Allocators.CONSISTENT_HASHING);
+    a.setCollectors(List.of(Collector.of("c")));
+    StatusPage.CostStatus[] costs = {new StatusPage.CostStatus(true, 40, 7)};
+    StatusPage page =
+        new StatusPage(
+            new StatusPage.Context("static", "consistent-hashing", 1.15, false, false,
+                () -> List.of(new TargetFeed.SourceStatus("s", true, NOW, 41, null, 0)), () -> costs[0],
+                List::of, () -> null, () -> NOW));
+    String html = overview(page, a);
+    assertTrue(html.contains("<span class=\"good\">up</span> · 40 targets priced by a sample · the others cost 7"), html);
+    assertFalse(html.contains("cost query failed"), html);
+    costs[0] = new StatusPage.CostStatus(false, 40, 7);
+    html = overview(page, a);
+    assertTrue(html.contains("<li>The last cost query failed: targets keep their last costs.</li>"), html);
+    assertTrue(html.contains("<span class=\"bad\">down</span> · 40 targets priced"), html);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Size
 
