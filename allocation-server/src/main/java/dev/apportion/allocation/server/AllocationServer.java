@@ -1,5 +1,6 @@
 package dev.apportion.allocation.server;
 
+import dev.apportion.allocation.Allocation;
 import dev.apportion.allocation.Allocator;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,6 +18,8 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -55,6 +58,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
  *       Builder#readiness} says ready, else 503</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>the text {@link Builder#metrics} supplies</td></tr>
+ *   <tr><td>{@code GET /ui}, {@code GET /ui/collectors/NAME?q=}</td><td>the operator's page:
+ *       collectors, jobs, unassigned targets, sources, changes, config; one collector's targets
+ *       filtered by label (HTML, no script)</td></tr>
+ *   <tr><td>{@code GET /api/v1/status}, {@code GET /api/v1/status/collectors/NAME?q=}</td><td>the
+ *       same as JSON, streamed</td></tr>
  *   <tr><td>{@code POST /-/reload}</td><td>when the service enabled it: reloads the config; 200
  *       or 500 with the reason</td></tr>
  * </table>
@@ -111,7 +119,8 @@ public final class AllocationServer implements AutoCloseable {
     this.routes =
         new Routes(
             b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload,
-            b.unknownCollector);
+            b.unknownCollector,
+            b.page != null ? b.page : new StatusPage(StatusPage.Context.program(b.allocator.strategy())));
     this.threads = b.threads;
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
@@ -129,7 +138,8 @@ public final class AllocationServer implements AutoCloseable {
       Rendering rendering,
       RequestCounter requests,
       Reload reload,
-      java.util.function.Consumer<String> unknownCollector) {}
+      java.util.function.Consumer<String> unknownCollector,
+      StatusPage page) {}
 
   /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
   interface Reload {
@@ -356,8 +366,25 @@ public final class AllocationServer implements AutoCloseable {
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, reply.contentType);
     headers.put(HttpHeader.CACHE_CONTROL, "no-store");
-    headers.put(new HttpField.LongValueHttpField(HttpHeader.CONTENT_LENGTH, reply.body.length));
+    headers.put("X-Content-Type-Options", "nosniff");
+    if (reply.contentType.startsWith("text/html")) {
+      // The operator's page: no script, no frame, nothing from elsewhere; its one style is inline.
+      headers.put("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    }
     boolean head = "HEAD".equals(request.getMethod());
+    if (reply.stream != null && !head) {
+      try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
+        reply.stream.writeTo(out);
+      } catch (IOException | RuntimeException e) {
+        callback.failed(e); // the status is sent: the client sees a cut answer
+        return;
+      }
+      callback.succeeded();
+      return;
+    }
+    if (reply.stream == null) {
+      headers.put(new HttpField.LongValueHttpField(HttpHeader.CONTENT_LENGTH, reply.body.length));
+    }
     response.write(true, head ? ByteBuffer.allocate(0) : ByteBuffer.wrap(reply.body), callback);
   }
 
@@ -383,6 +410,9 @@ public final class AllocationServer implements AutoCloseable {
       query = Queries.parse(rawQuery);
     } catch (IllegalArgumentException e) {
       return Reply.error("other", 400, e.getMessage());
+    }
+    if (StatusPage.serves(raw)) {
+      return r.page().answer(r.allocator().snapshot(), raw, query);
     }
     return switch (raw) {
       case "/targets" -> httpSd(r, query);
@@ -433,8 +463,9 @@ public final class AllocationServer implements AutoCloseable {
     if (r.polls() != null) {
       r.polls().heard(collector, query.get("node"));
     }
-    dev.apportion.allocation.Allocation snapshot = r.allocator().snapshot();
+    Allocation snapshot = r.allocator().snapshot();
     checkKnown(r, snapshot, collector);
+    r.page().polled(collector, snapshot);
     return Reply.json("targets", r.rendering().httpSd(snapshot, collector));
   }
 
@@ -455,8 +486,9 @@ public final class AllocationServer implements AutoCloseable {
     if (r.polls() != null && !collector.isBlank()) {
       r.polls().heard(collector, query.get("node"));
     }
-    dev.apportion.allocation.Allocation snapshot = r.allocator().snapshot();
+    Allocation snapshot = r.allocator().snapshot();
     checkKnown(r, snapshot, collector);
+    r.page().polled(collector, snapshot);
     return Reply.json("jobs", r.rendering().jobTargets(snapshot, collector, job));
   }
 
@@ -465,7 +497,7 @@ public final class AllocationServer implements AutoCloseable {
    * gets an empty answer, which alone says nothing). Without poll membership only: there a poll
    * makes its collector known.
    */
-  private static void checkKnown(Routes r, dev.apportion.allocation.Allocation snapshot, String collector) {
+  private static void checkKnown(Routes r, Allocation snapshot, String collector) {
     if (r.polls() != null || !snapshot.jobsFor(collector).isEmpty()) {
       return;
     }
@@ -477,18 +509,30 @@ public final class AllocationServer implements AutoCloseable {
     r.unknownCollector().accept(collector);
   }
 
-  /** One answer: endpoint (a metric tag), status, type and bytes. */
+  /** One answer: endpoint (a metric tag), status, type and bytes, or a body written as it goes. */
   static final class Reply {
     final String endpoint;
     final int status;
     final String contentType;
     final byte[] body;
+    /** Null for an answer of {@link #body}'s bytes. */
+    final Streamed stream;
 
     Reply(String endpoint, int status, String contentType, byte[] body) {
+      this(endpoint, status, contentType, body, null);
+    }
+
+    private Reply(String endpoint, int status, String contentType, byte[] body, Streamed stream) {
       this.endpoint = endpoint;
       this.status = status;
       this.contentType = contentType;
       this.body = body;
+      this.stream = stream;
+    }
+
+    /** An answer written as it goes (chunked), for bodies that grow with the targets. */
+    static Reply streamed(String endpoint, int status, String contentType, Streamed stream) {
+      return new Reply(endpoint, status, contentType, new byte[0], stream);
     }
 
     static Reply json(String endpoint, byte[] body) {
@@ -502,6 +546,11 @@ public final class AllocationServer implements AutoCloseable {
     static Reply error(String endpoint, int status, String message) {
       return new Reply(endpoint, status, "application/json", Rendering.error(message));
     }
+  }
+
+  /** Writes an answer's body to the response as it goes; blocks while the client reads. */
+  interface Streamed {
+    void writeTo(java.io.OutputStream out) throws IOException;
   }
 
   /** Counts requests by endpoint and status, for {@code /metrics}; must not block. */
@@ -529,6 +578,7 @@ public final class AllocationServer implements AutoCloseable {
     private WebConfig tls;
     private Duration certificateCheck = Duration.ofSeconds(5);
     private java.util.function.Consumer<String> unknownCollector = name -> {};
+    private StatusPage page;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -670,10 +720,16 @@ public final class AllocationServer implements AutoCloseable {
       return this;
     }
 
+    /** The operator's page with what the service knows besides the allocator. */
+    Builder statusPage(StatusPage page) {
+      this.page = Objects.requireNonNull(page, "page");
+      return this;
+    }
+
     /**
-   * Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread; without it
-   * the endpoint answers 403, as Prometheus's does without {@code --web.enable-lifecycle}.
-   */
+     * Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread; without it
+     * the endpoint answers 403, as Prometheus's does without {@code --web.enable-lifecycle}.
+     */
     Builder reload(Reload reload) {
       this.reload = Objects.requireNonNull(reload, "reload");
       return this;

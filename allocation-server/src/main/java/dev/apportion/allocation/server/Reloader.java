@@ -31,6 +31,8 @@ final class Reloader implements AllocationServer.Reload {
 
   private volatile boolean lastSuccessful = true;
   private volatile long lastSuccessMillis = System.currentTimeMillis();
+  /** The last failed reload's message; null while none failed. */
+  private volatile String lastError;
 
   /**
    * @param file the config file
@@ -71,6 +73,11 @@ final class Reloader implements AllocationServer.Reload {
     return lastSuccessMillis;
   }
 
+  /** The last failed reload's message (unescaped); null while none failed. Never blocks. */
+  String lastError() {
+    return lastError;
+  }
+
   @Override
   public String reload() throws ConfigException {
     synchronized (lock) {
@@ -89,10 +96,12 @@ final class Reloader implements AllocationServer.Reload {
         return "reloaded";
       } catch (ConfigException e) {
         lastSuccessful = false;
+        lastError = e.getMessage();
         LOG.error("reloading the config failed; the running config stays: {}", LogSafe.text(e.getMessage()));
         throw e;
       } catch (RuntimeException e) {
         lastSuccessful = false;
+        lastError = e.toString();
         LOG.error("reloading the config failed; the running config stays", e);
         throw new ConfigException(LogSafe.text(e.toString()));
       }

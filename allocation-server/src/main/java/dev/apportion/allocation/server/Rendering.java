@@ -40,6 +40,7 @@ final class Rendering {
       GET /jobs/JOB/targets?collector_id=NAME
       GET /scrape_configs
       GET /livez  /readyz  /metrics
+      GET /ui                       the operator's page (JSON: /api/v1/status)
       """;
 
   private static final JsonFactory JSON = new JsonFactory();

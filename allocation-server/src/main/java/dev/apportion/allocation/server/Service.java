@@ -51,6 +51,10 @@ final class Service implements AutoCloseable {
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
   private final Counter unknownRequests;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Service.class);
+  /** The last changes and the operator's page that shows them. */
+  private final ChangeLog changes = new ChangeLog();
+  private final StatusPage page;
+  private final long startedMillis = System.currentTimeMillis();
 
   Service(ServerConfig config) throws ConfigException {
     this(config, null, null);
@@ -76,6 +80,7 @@ final class Service implements AutoCloseable {
             .register(registry);
     Allocators.Builder b = config.strategy().builder();
     b.listener(AllocatorMetrics.of(registry));
+    b.listener(changes);
     try {
       this.allocator = b.build();
     } catch (IllegalArgumentException e) {
@@ -188,6 +193,8 @@ final class Service implements AutoCloseable {
     if (config.web() != null) {
       sb.tls(config.web());
     }
+    this.page = new StatusPage(pageContext(config, c));
+    sb.statusPage(page);
     this.server = sb.readiness(this::isReady).build();
     this.routes = server;
   }
@@ -230,11 +237,66 @@ final class Service implements AutoCloseable {
       fresh.closeParts();
       throw e;
     }
+    fresh.page.inherit(page);
+    fresh.changes.reloadedFrom(changes, allocator.snapshot(), fresh.allocator.snapshot());
     server.takeOver(fresh.routes);
     fresh.server = server;
     server = null;
     closeParts();
     return fresh;
+  }
+
+  /** What the operator's page shows besides the allocator. */
+  private StatusPage.Context pageContext(ServerConfig config, ServerConfig.CollectorsConfig c) {
+    ServerConfig.StrategyConfig st = config.strategy();
+    String knownBy =
+        c instanceof ServerConfig.StaticCollectors ? "static"
+            : c instanceof ServerConfig.PollCollectors ? "polls" : "kubernetes";
+    String summary =
+        "strategy "
+            + strategyLine(st)
+            + " · refreshInterval "
+            + config.refreshInterval().toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+            + " · "
+            + config.targets().size()
+            + (config.targets().size() == 1 ? " source" : " sources")
+            + " · collectors "
+            + knownBy
+            + (config.costs() != null ? " · costs from a query" : "")
+            + (config.web() != null ? " · HTTPS" : "");
+    return new StatusPage.Context(
+        knownBy,
+        strategyLine(st),
+        costBand(st),
+        Allocators.PER_NODE.equals(st.name()) && "".equals(st.fallback()),
+        st.maxTargetsPerCollector() != null || st.maxCostPerCollector() != null,
+        () -> feed.sourceStatus(),
+        () -> costs == null ? null : new StatusPage.CostStatus(costs.isUp(), costs.lastMatched(), costs.lastFallback()),
+        changes::entries,
+        () ->
+            reloader == null
+                ? new StatusPage.ConfigStatus(summary, false, true, startedMillis, null)
+                : new StatusPage.ConfigStatus(
+                    summary, true, reloader.lastSuccessful(), reloader.lastSuccessMillis(), reloader.lastError()),
+        System::currentTimeMillis);
+  }
+
+  /** The strategy and the options set, such as {@code consistent-hashing loadFactor=1.1}. */
+  private static String strategyLine(ServerConfig.StrategyConfig st) {
+    StringBuilder b = new StringBuilder(st.name());
+    option(b, "fallback", st.fallback() == null ? null : st.fallback().isEmpty() ? "none" : st.fallback());
+    option(b, "loadFactor", st.loadFactor());
+    option(b, "partitionBy", st.partitionBy() == null || st.partitionBy().isEmpty() ? null : st.partitionBy());
+    option(b, "maxSkew", st.maxSkew());
+    option(b, "maxTargetsPerCollector", st.maxTargetsPerCollector());
+    option(b, "maxCostPerCollector", st.maxCostPerCollector());
+    return b.toString();
+  }
+
+  private static void option(StringBuilder b, String name, Object value) {
+    if (value != null) {
+      b.append(' ').append(name).append('=').append(value);
+    }
   }
 
   /** A source's fetch: the shared client of its options, the request timeout, the byte cap. */
@@ -250,7 +312,7 @@ final class Service implements AutoCloseable {
     }
     Long limit = config.strategy().maxCostPerCollector();
     CostClamp clamp = limit == null ? null : new CostClamp(limit, () -> allocator.snapshot().collectors());
-    return new CostFeed(config.costs(), config.requestTimeout(), () -> feed.reapply(), clamp);
+    return new CostFeed(config.costs(), config.requestTimeout(), () -> changes.asCosts(feed::reapply), clamp);
   }
 
   /** The cost band {@code consistent-hashing} keeps; null for the strategies that keep none. */

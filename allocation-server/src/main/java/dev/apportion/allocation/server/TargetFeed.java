@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
@@ -91,6 +92,12 @@ public final class TargetFeed implements AutoCloseable {
   private volatile boolean ready;
   /** 1 where the source's last read succeeded. */
   private final AtomicIntegerArray up;
+  /** Per source, for the operator's page: its last good read (epoch ms, 0 for none) and size. */
+  private final AtomicLongArray lastReadMillis;
+  private final AtomicIntegerArray lastCount;
+  /** Per source: its last failure (null for none yet) and when (epoch ms). */
+  private final AtomicReferenceArray<String> lastError;
+  private final AtomicLongArray lastErrorMillis;
 
   private TargetFeed(Builder b) {
     this.allocator = b.allocator;
@@ -108,6 +115,10 @@ public final class TargetFeed implements AutoCloseable {
       running[i] = new AtomicBoolean();
     }
     this.up = new AtomicIntegerArray(n);
+    this.lastReadMillis = new AtomicLongArray(n);
+    this.lastCount = new AtomicIntegerArray(n);
+    this.lastError = new AtomicReferenceArray<>(n);
+    this.lastErrorMillis = new AtomicLongArray(n);
     this.readTimeout = b.readTimeout;
     this.readers =
         Executors.newCachedThreadPool(
@@ -165,12 +176,16 @@ public final class TargetFeed implements AutoCloseable {
     }
     if (failure == null) {
       List<Target> before = lastGood.getAndSet(i, got);
+      lastReadMillis.set(i, System.currentTimeMillis());
+      lastCount.set(i, got.size());
       episodes[i].succeeded("is readable again");
       up.set(i, 1);
       return before != got;
     }
     List<Target> kept = lastGood.get(i);
     up.set(i, 0);
+    lastError.set(i, FeedLoop.Episode.describe(failure));
+    lastErrorMillis.set(i, System.currentTimeMillis());
     episodes[i].failed(
         failure, "keeping its last " + (kept == null ? 0 : kept.size()) + " targets until it recovers");
     return false;
@@ -307,6 +322,40 @@ public final class TargetFeed implements AutoCloseable {
    */
   public boolean isUp(int i) {
     return up.get(i) == 1;
+  }
+
+  /**
+   * One source as the operator's page shows it.
+   *
+   * @param source the source's description
+   * @param up whether its last read succeeded
+   * @param lastReadMillis when its last good read ended, epoch ms; 0 for never
+   * @param targets how many targets that read gave (kept while it is down)
+   * @param lastError its last failure, unescaped; null for none since the start
+   * @param lastErrorMillis when that failure happened, epoch ms; 0 for none
+   */
+  record SourceStatus(
+      String source, boolean up, long lastReadMillis, int targets, String lastError, long lastErrorMillis) {}
+
+  /**
+   * Every source's status, in the order added. Never blocks; each source's fields are read one
+   * by one (a read ending meanwhile may show half of it).
+   *
+   * @return an immutable list
+   */
+  List<SourceStatus> sourceStatus() {
+    List<SourceStatus> out = new ArrayList<>(sources.size());
+    for (int i = 0; i < sources.size(); i++) {
+      out.add(
+          new SourceStatus(
+              sources.get(i).describe(),
+              isUp(i),
+              lastReadMillis.get(i),
+              lastCount.get(i),
+              lastError.get(i),
+              lastErrorMillis.get(i)));
+    }
+    return List.copyOf(out);
   }
 
   /**

@@ -40,7 +40,7 @@ class TlsTest {
     return Certs.load(p12);
   }
 
-  private static HttpClient client(Path trustCert, Path clientP12) throws Exception {
+  static HttpClient client(Path trustCert, Path clientP12) throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     try (InputStream in = Files.newInputStream(trustCert)) {
@@ -58,7 +58,7 @@ class TlsTest {
     return HttpClient.newBuilder().sslContext(ctx).connectTimeout(Duration.ofSeconds(5)).build();
   }
 
-  private static HttpResponse<String> get(HttpClient c, String url) throws Exception {
+  static HttpResponse<String> get(HttpClient c, String url) throws Exception {
     return c.send(
         HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString());
