@@ -110,7 +110,8 @@ public final class AllocationServer implements AutoCloseable {
     this.address = b.address;
     this.routes =
         new Routes(
-            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload);
+            b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload,
+            b.handover);
     this.threads = b.threads;
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
@@ -126,7 +127,21 @@ public final class AllocationServer implements AutoCloseable {
       PollMembership polls,
       Rendering rendering,
       RequestCounter requests,
-      Reload reload) {}
+      Reload reload,
+      Handover handover) {
+
+    /** What a collector's answer is rendered from: the snapshot, plus held targets if handing over. */
+    dev.apportion.allocation.Allocation served() {
+      dev.apportion.allocation.Allocation snapshot = allocator.snapshot();
+      return handover == null ? snapshot : handover.served(snapshot);
+    }
+
+    void fetched(String collector, String job, dev.apportion.allocation.Allocation view) {
+      if (handover != null) {
+        handover.fetched(collector, job, view);
+      }
+    }
+  }
 
   /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
   interface Reload {
@@ -384,7 +399,8 @@ public final class AllocationServer implements AutoCloseable {
     if ("POST".equals(method) && "/-/reload".equals(raw) && !hasBody) {
       return reload(r);
     }
-    if (!"GET".equals(method) && !"HEAD".equals(method)) {
+    boolean leave = "DELETE".equals(method) && "/targets".equals(raw);
+    if (!"GET".equals(method) && !"HEAD".equals(method) && !leave) {
       return Reply.error("other", 405, "only GET and HEAD are served");
     }
     if (raw == null) {
@@ -403,8 +419,12 @@ public final class AllocationServer implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       return Reply.error("other", 400, e.getMessage());
     }
+    if (leave) {
+      return Leaving.leave(r.polls(), query.get("collector"));
+    }
     return switch (raw) {
       case "/targets" -> httpSd(r, query);
+      case "/drained" -> Leaving.drained(r.allocator().snapshot(), r.handover(), query.get("collector"));
       case "/jobs" -> Reply.json("jobs", r.rendering().jobs(r.allocator().snapshot()));
       case "/scrape_configs" ->
           Reply.json("scrape_configs", r.rendering().scrapeConfigs(r.allocator().snapshot()));
@@ -449,8 +469,14 @@ public final class AllocationServer implements AutoCloseable {
     }
     if (r.polls() != null) {
       r.polls().heard(collector, query.get("node"));
+      if (!r.polls().answering(collector)) {
+        return Reply.error("targets", 503, PollMembership.SETTLING);
+      }
     }
-    return Reply.json("targets", r.rendering().httpSd(r.allocator().snapshot(), collector));
+    dev.apportion.allocation.Allocation view = r.served();
+    Reply reply = Reply.json("targets", r.rendering().httpSd(view, collector));
+    r.fetched(collector, null, view);
+    return reply;
   }
 
   private static Reply jobTargets(Routes r, String rawJob, Map<String, String> query) {
@@ -465,12 +491,18 @@ public final class AllocationServer implements AutoCloseable {
     }
     String collector = query.get("collector_id");
     if (collector == null) {
-      return Reply.json("jobs", r.rendering().jobAllCollectors(r.allocator().snapshot(), job));
+      return Reply.json("jobs", r.rendering().jobAllCollectors(r.served(), job));
     }
     if (r.polls() != null && !collector.isBlank()) {
       r.polls().heard(collector, query.get("node"));
+      if (!r.polls().answering(collector)) {
+        return Reply.error("jobs", 503, PollMembership.SETTLING);
+      }
     }
-    return Reply.json("jobs", r.rendering().jobTargets(r.allocator().snapshot(), collector, job));
+    dev.apportion.allocation.Allocation view = r.served();
+    Reply reply = Reply.json("jobs", r.rendering().jobTargets(view, collector, job));
+    r.fetched(collector, job, view);
+    return reply;
   }
 
   /** One answer: endpoint (a metric tag), status, type and bytes. */
@@ -523,6 +555,7 @@ public final class AllocationServer implements AutoCloseable {
     private int maxConnections = 2048;
     private Reload reload;
     private WebConfig tls;
+    private Handover handover;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -661,6 +694,12 @@ public final class AllocationServer implements AutoCloseable {
     /** Enables {@code POST /-/reload}, which runs {@code reload} on the request's thread. */
     Builder reload(Reload reload) {
       this.reload = Objects.requireNonNull(reload, "reload");
+      return this;
+    }
+
+    /** Serves each collector its targets plus those {@code handover} holds for it. */
+    Builder handover(Handover handover) {
+      this.handover = Objects.requireNonNull(handover, "handover");
       return this;
     }
 
