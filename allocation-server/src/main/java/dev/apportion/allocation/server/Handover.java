@@ -73,6 +73,9 @@ final class Handover {
   private volatile Served served;
   private volatile long nextCheck;
 
+  /** Owner changes seen (a target moving from one collector to another), since the first start. */
+  private final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
+
   /** Each collector's last fetch and its refresh interval as seen from its fetches. */
   private final Map<String, Fetch> fetches = new ConcurrentHashMap<>();
 
@@ -149,6 +152,12 @@ final class Handover {
       served = null;
     }
     fetches.putAll(previous.fetches);
+    moves.set(previous.moves.get());
+  }
+
+  /** Owner changes seen so far (a reloaded handover continues the count). Never blocks. */
+  long moves() {
+    return moves.get();
   }
 
   /**
@@ -209,6 +218,9 @@ final class Handover {
       h.target = t;
       if (was != null) {
         h.holders.add(was);
+        if (owner != null) {
+          moves.incrementAndGet();
+        }
       }
       if (owner != null) {
         h.holders.remove(owner);

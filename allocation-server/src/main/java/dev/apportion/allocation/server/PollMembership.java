@@ -233,12 +233,14 @@ public final class PollMembership implements AutoCloseable {
       live.sort((a, b) -> a.name().compareTo(b.name()));
       List<Collector> next = List.copyOf(live);
       lapseLeaves(now);
+      boolean allJoined = waiting.size() <= maxJoins;
+      boolean allHeardAreMembers = allJoined && next.size() == heard.size();
       if (published == null && next.size() < Math.max(1, expected)) {
         // nobody to protect: settle on time alone when nothing was heard (strict mode waits)
-        settleIfDue(now, waiting.size(), expected == 0 && heard.isEmpty());
+        settleIfDue(now, allJoined, allHeardAreMembers, expected == 0 && heard.isEmpty());
         return;
       }
-      settleIfDue(now, waiting.size(), true);
+      settleIfDue(now, allJoined, allHeardAreMembers, true);
       if (next.equals(published)) {
         return;
       }
@@ -259,12 +261,12 @@ public final class PollMembership implements AutoCloseable {
    * the set is published and every name heard is a member.
    */
   @GuardedBy("lock")
-  private void settleIfDue(long now, int waiting, boolean publishing) {
+  private void settleIfDue(long now, boolean allJoined, boolean allHeardAreMembers, boolean publishing) {
     if (settled || !publishing) {
       return;
     }
-    boolean windowPassed = now - startedAt >= expireNanos && waiting <= maxJoins;
-    boolean allExpected = expected > 0 && waiting == 0;
+    boolean windowPassed = now - startedAt >= expireNanos && allJoined;
+    boolean allExpected = expected > 0 && allHeardAreMembers;
     if (windowPassed || allExpected) {
       settled = true;
       LOG.info("collector membership settled; answering every collector");

@@ -139,6 +139,9 @@ final class Service implements AutoCloseable {
       Gauge.builder("apportion_server_handover_held_targets", h, Handover::heldCount)
           .description("targets still served to their previous owner until the new owner picks them up")
           .register(registry);
+      io.micrometer.core.instrument.FunctionCounter.builder("apportion_server_handover_moves", h, Handover::moves)
+          .description("targets that moved from one collector to another, each handed over make-before-break")
+          .register(registry);
     }
     AllocationServer.Builder sb =
         AllocationServer.builder(allocator)

@@ -73,6 +73,7 @@ class ContinuityEndToEndTest {
       String fleet,
       boolean planned,
       int moved,
+      long ownerChanges,
       int targetsMissing,
       int missed,
       double longestGap,
@@ -109,11 +110,19 @@ class ContinuityEndToEndTest {
       if (r.planned()) {
         assertEquals(0, r.missed(), r.what() + " (" + r.fleet() + ") missed scrapes:\n" + table());
         assertTrue(
-            r.doubled() <= DOUBLED_PER_MOVE * r.moved(),
+            r.doubled() <= DOUBLED_PER_MOVE * r.ownerChanges(),
             r.what() + " doubled " + r.doubled() + " scrapes, more than " + DOUBLED_PER_MOVE
-                + " per moved target:\n" + table());
+                + " per owner change:\n" + table());
+      } else {
+        // A killed collector: its targets wait for the expiry, one evaluation, one SD refresh and
+        // Prometheus's pickup, then the new owner's first scrape.
+        Duration bound = EXPIRE.plusSeconds(1).plus(INTERVAL).plus(HandoverConfig.DEFAULT_PICKUP).plus(INTERVAL);
+        assertTrue(
+            r.longestGap() <= bound.toSeconds(),
+            r.what() + ": a gap of " + r.longestGap() + " s, more than " + bound.toSeconds() + " s:\n" + table());
       }
     }
+    assertTrue(rows.size() >= (vmagent == null ? 9 : 12), "every scenario ran:\n" + table());
   }
 
   private interface Chain {
@@ -211,20 +220,23 @@ class ContinuityEndToEndTest {
   private String table() {
     StringBuilder sb = new StringBuilder();
     sb.append(
-        "| what happened | scrapers | targets moved | targets that missed a scrape | missed scrapes"
-            + " | longest gap | doubled scrapes |\n|---|---|---:|---:|---:|---:|---:|\n");
+        "| what happened | scrapers | targets moved (owner changes) | targets that missed a scrape"
+            + " | missed scrapes | longest gap | doubled scrapes |\n|---|---|---:|---:|---:|---:|---:|\n");
     List<Row> sorted;
     synchronized (rows) {
       sorted = new ArrayList<>(rows);
     }
+    List<String> fleets = List.of("Prometheus, static", "Prometheus, polls", "vmagent, polls");
+    sorted.sort(java.util.Comparator.comparingInt(r -> fleets.indexOf(r.fleet()))); // stable
     for (Row r : sorted) {
       sb.append(
           String.format(
               java.util.Locale.ROOT,
-              "| %s | %s | %d | %d | %d | %.1f s | %d |%n",
+              "| %s | %s | %d (%d) | %d | %d | %.1f s | %d |%n",
               r.what(),
               r.fleet(),
               r.moved(),
+              r.ownerChanges(),
               r.targetsMissing(),
               r.missed(),
               r.longestGap(),
@@ -274,8 +286,8 @@ class ContinuityEndToEndTest {
     long s = 1_000_000_000L;
     List<Hit> steady = List.of(new Hit(0, "a"), new Hit(2 * s, "a"), new Hit(4 * s, "a"), new Hit(6 * s, "a"));
     assertEquals(List.of(0L, 0L, 2 * s), List.of(box(score(steady, s, 7 * s, 2 * s))));
-    List<Hit> gap = List.of(new Hit(0, "a"), new Hit(2 * s, "a"), new Hit(7 * s, "b"), new Hit(9 * s, "b"));
-    assertEquals(List.of(1L, 0L, 5 * s), List.of(box(score(gap, s, 10 * s, 2 * s))), "5 s without a scrape: one missed");
+    List<Hit> gap = List.of(new Hit(0, "a"), new Hit(2 * s, "a"), new Hit(6 * s, "b"), new Hit(8 * s, "b"));
+    assertEquals(List.of(1L, 0L, 4 * s), List.of(box(score(gap, s, 9 * s, 2 * s))), "4 s without a scrape: one missed");
     List<Hit> both = List.of(new Hit(0, "a"), new Hit(s / 2, "b"), new Hit(2 * s, "a"), new Hit(2 * s + s / 2, "b"));
     assertEquals(1L, score(both, s, 3 * s, 2 * s)[1], "b half a second after a: doubled");
     List<Hit> stopped = List.of(new Hit(0, "a"), new Hit(2 * s, "a"));
@@ -304,6 +316,7 @@ class ContinuityEndToEndTest {
     final HttpServer sink;
     Reloader reloader;
     Service service;
+    long movesOfStopped;
 
     Fleet(Path dir, String prefix, String binary, boolean polls) throws IOException {
       this.dir = Files.createDirectories(dir);
@@ -403,6 +416,7 @@ class ContinuityEndToEndTest {
     }
 
     void restartServer() throws Exception {
+      movesOfStopped += current().handover().moves();
       current().close();
       Thread.sleep(2000);
       startServer();
@@ -447,7 +461,10 @@ class ContinuityEndToEndTest {
       return current().allocator().snapshot().collectors().stream().anyMatch(c -> c.name().equals(name(i)));
     }
 
-    /** Every target owned, nothing held, and every owner has scraped each of its targets lately. */
+    /**
+     * Every target owned, nothing held, and over the last two intervals every target scraped by its
+     * owner and by nobody else.
+     */
     void awaitSteady() {
       await(
           Duration.ofSeconds(90),
@@ -469,7 +486,8 @@ class ContinuityEndToEndTest {
               String owner = snapshot.collectorOf(t).orElse("");
               List<Hit> log = hits.get(t.job() + " " + t.address());
               synchronized (log) {
-                if (log.stream().noneMatch(h -> h.at() > recent && h.collector().equals(owner))) {
+                if (log.stream().noneMatch(h -> h.at() > recent && h.collector().equals(owner))
+                    || log.stream().anyMatch(h -> h.at() > recent && !h.collector().equals(owner))) {
                   return false;
                 }
               }
@@ -477,6 +495,11 @@ class ContinuityEndToEndTest {
             return true;
           },
           "steady: every target scraped by its owner, nothing held");
+    }
+
+    /** Owner changes so far; a restarted server starts from nothing, so its count is added on. */
+    long moves() {
+      return movesOfStopped + current().handover().moves();
     }
 
     Map<String, String> owners() {
@@ -495,11 +518,12 @@ class ContinuityEndToEndTest {
     /** Runs {@code change}, waits until steady again and one pickup more, and adds its row. */
     void measure(String what, boolean planned, Change change) throws Exception {
       Map<String, String> before = owners();
+      long movesBefore = moves();
       long from = System.nanoTime();
       change.run();
       awaitSteady();
-      Thread.sleep(HandoverConfig.DEFAULT_PICKUP.plus(INTERVAL.multipliedBy(2)).toMillis());
       long to = System.nanoTime();
+      long ownerChanges = moves() - movesBefore;
       Map<String, String> after = owners();
       int moved = 0;
       for (Map.Entry<String, String> e : before.entrySet()) {
@@ -524,7 +548,7 @@ class ContinuityEndToEndTest {
         doubled += s[1];
         longest = Math.max(longest, s[2]);
       }
-      Row row = new Row(what, label(), planned, moved, targetsMissing, (int) missed, longest / 1e9, (int) doubled);
+      Row row = new Row(what, label(), planned, moved, ownerChanges, targetsMissing, (int) missed, longest / 1e9, (int) doubled);
       rows.add(row);
       System.out.printf("continuity: %s%n", row);
     }
