@@ -54,6 +54,10 @@ import org.slf4j.LoggerFactory;
  *       collector's</td></tr>
  *   <tr><td>{@code GET /scrape_configs}</td><td>a minimal scrape config per job: {@code job_name}
  *       and the settings given to {@link Builder#scrapeConfigs}</td></tr>
+ *   <tr><td>{@code DELETE /targets?collector=NAME}</td><td>with poll membership, NAME leaves on
+ *       purpose: 202 ({@link Leaving}); 409 otherwise</td></tr>
+ *   <tr><td>{@code GET /drained?collector=NAME}</td><td>200 when NAME owns and holds no target,
+ *       else 503</td></tr>
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
  *       Builder#readiness} says ready, else 503</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>the text {@link Builder#metrics} supplies</td></tr>
@@ -63,7 +67,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Consistency and cost</h2>
  *
- * Every answer is computed from one {@link Allocator#snapshot()}, read once per request: a request
+ * With a {@linkplain Builder#handover handover}, a collector's answer also holds the targets it lost
+ * and their new owner has not picked up yet (make-before-break); with poll membership, collectors
+ * are answered 503 until membership has settled after a start.
+ *
+ * <p>Every answer is computed from one {@link Allocator#snapshot()}, read once per request: a request
  * never blocks on the allocator's writers and never sees a half-applied change. Answers that do not
  * depend on the collector ({@code /jobs}, {@code /scrape_configs}) are rendered once per snapshot
  * and cached until the allocator publishes another; a collector's answer costs what its targets

@@ -105,7 +105,7 @@ public final class PollMembership implements AutoCloseable {
       "membership is settling after a start: keep your last targets and ask again";
 
   private final Predicate<String> drained;
-  private final long startedAt;
+  private volatile long startedAt;
   private volatile boolean settled;
 
   private volatile List<Collector> current = List.of();
@@ -324,8 +324,8 @@ public final class PollMembership implements AutoCloseable {
   /**
    * Whether membership has settled since the start: until then collectors are answered 503 (a
    * client keeps its last targets on a failed refresh) and readiness is false, so a restarted
-   * server never answers a collector with less than it had. A seeded membership (a reload) is
-   * settled at once. Never blocks.
+   * server never answers a collector with less than it had. A reload continues the settling of the
+   * membership it replaces. Never blocks.
    *
    * @return true once settled
    */
@@ -346,12 +346,18 @@ public final class PollMembership implements AutoCloseable {
 
   /**
    * Starts from {@code collectors} as members, published at once: a reloaded service keeps the
-   * collectors that were polling. Blocks while the consumer runs.
+   * collectors that were polling, and continues its settling (settled if it was, else from the
+   * same start). Blocks while the consumer runs.
    *
    * @param collectors the members, sorted by name
+   * @param previous the membership it continues
    */
-  void seed(List<Collector> collectors) {
+  void seed(List<Collector> collectors, PollMembership previous) {
     synchronized (lock) {
+      startedAt = previous.startedAt;
+      if (previous.settled) {
+        settled = true;
+      }
       if (collectors.isEmpty()) {
         return;
       }
@@ -366,7 +372,6 @@ public final class PollMembership implements AutoCloseable {
       members = names;
       current = next;
       publishedOnce = true;
-      settled = true;
       consumer.accept(next);
     }
   }

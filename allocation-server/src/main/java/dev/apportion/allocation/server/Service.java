@@ -238,7 +238,7 @@ final class Service implements AutoCloseable {
     Service fresh = new Service(next, testClient, reloader);
     try {
       if (polls != null && fresh.polls != null) {
-        fresh.polls.seed(polls.current());
+        fresh.polls.seed(polls.current(), polls);
       }
       if (handover != null && fresh.handover != null) {
         fresh.handover.adopt(handover);

@@ -81,6 +81,12 @@ class ContinuityEndToEndTest {
 
   private final List<Row> rows = Collections.synchronizedList(new ArrayList<>());
 
+  /**
+   * {@code -Dcontinuity.handover=off} runs the same scenarios with the handover off, to compare;
+   * the goals are then printed, not asserted.
+   */
+  static final boolean HANDOVER = !"off".equals(System.getProperty("continuity.handover"));
+
   @Test
   void plannedChangesAndServerRestartsMissNoScrape(@TempDir Path dir) throws Exception {
     String prometheus = binary("prometheus", true);
@@ -107,6 +113,9 @@ class ContinuityEndToEndTest {
       fail("a fleet failed: " + failures.get(0));
     }
     for (Row r : rows) {
+      if (!HANDOVER) {
+        continue;
+      }
       if (r.planned()) {
         assertEquals(0, r.missed(), r.what() + " (" + r.fleet() + ") missed scrapes:\n" + table());
         assertTrue(
@@ -172,7 +181,7 @@ class ContinuityEndToEndTest {
     f.startServer();
     f.startScrapers(0, 1, 2);
     f.awaitSteady();
-    f.measure("a collector added (polls)", true, () -> f.startScrapers(3));
+    f.measure("a collector added (polls)", true, () -> f.join(3));
     f.measure(
         "a collector removed gracefully (polls, DELETE, then SIGTERM)",
         true,
@@ -203,7 +212,7 @@ class ContinuityEndToEndTest {
     f.startServer();
     f.startScrapers(0, 1);
     f.awaitSteady();
-    f.measure("a collector added (polls)", true, () -> f.startScrapers(2));
+    f.measure("a collector added (polls)", true, () -> f.join(2));
     f.measure("the server restarted (polls)", true, f::restartServer);
     f.measure(
         "a collector removed gracefully (polls, DELETE, then SIGTERM)",
@@ -232,11 +241,11 @@ class ContinuityEndToEndTest {
       sb.append(
           String.format(
               java.util.Locale.ROOT,
-              "| %s | %s | %d (%d) | %d | %d | %.1f s | %d |%n",
+              "| %s | %s | %s | %d | %d | %.1f s | %d |%n",
               r.what(),
               r.fleet(),
-              r.moved(),
-              r.ownerChanges(),
+              // owner changes are counted by the handover
+              HANDOVER ? r.moved() + " (" + r.ownerChanges() + ")" : Integer.toString(r.moved()),
               r.targetsMissing(),
               r.missed(),
               r.longestGap(),
@@ -386,6 +395,9 @@ class ContinuityEndToEndTest {
       for (String job : JOBS) {
         sb.append("  ").append(job).append(": {scrape_interval: ").append(INTERVAL.toSeconds()).append("s}\n");
       }
+      if (!HANDOVER) {
+        sb.append("handover: {enabled: false}\n");
+      }
       if (polls) {
         sb.append("collectors: {polls: {expireAfter: ").append(EXPIRE.toSeconds()).append("s}}\n");
       } else {
@@ -416,7 +428,7 @@ class ContinuityEndToEndTest {
     }
 
     void restartServer() throws Exception {
-      movesOfStopped += current().handover().moves();
+      movesOfStopped += moves() - movesOfStopped;
       current().close();
       Thread.sleep(2000);
       startServer();
@@ -428,6 +440,12 @@ class ContinuityEndToEndTest {
         Scraper old = scrapers.get(i);
         scrapers.put(i, Scraper.start(binary, dir, name(i), port, sink.getAddress().getPort(), old == null ? 0 : old.port));
       }
+    }
+
+    /** Starts a scraper and waits until it is a member (polls). */
+    void join(int i) throws IOException {
+      startScrapers(i);
+      await(Duration.ofSeconds(60), () -> isCollector(i), name(i) + " joins");
     }
 
     Scraper scraper(int i) {
@@ -470,16 +488,18 @@ class ContinuityEndToEndTest {
           Duration.ofSeconds(90),
           () -> {
             Service s = current();
-            if (!s.isReady() || s.handover() == null) {
+            if (!s.isReady()) {
               return false;
             }
             Allocation snapshot = s.allocator().snapshot();
             if (snapshot.targets().size() != JOBS.size() * PER_JOB || !snapshot.unassigned().isEmpty()) {
               return false;
             }
-            s.handover().served(snapshot);
-            if (s.handover().heldCount() > 0) {
-              return false;
+            if (s.handover() != null) {
+              s.handover().served(snapshot);
+              if (s.handover().heldCount() > 0) {
+                return false;
+              }
             }
             long recent = System.nanoTime() - INTERVAL.multipliedBy(2).toNanos();
             for (Target t : snapshot.targets()) {
@@ -499,7 +519,8 @@ class ContinuityEndToEndTest {
 
     /** Owner changes so far; a restarted server starts from nothing, so its count is added on. */
     long moves() {
-      return movesOfStopped + current().handover().moves();
+      Handover h = current().handover();
+      return movesOfStopped + (h == null ? 0 : h.moves());
     }
 
     Map<String, String> owners() {
@@ -521,6 +542,9 @@ class ContinuityEndToEndTest {
       long movesBefore = moves();
       long from = System.nanoTime();
       change.run();
+      awaitSteady();
+      // and still steady two intervals later: a client that dropped targets would show by then
+      Thread.sleep(INTERVAL.multipliedBy(2).toMillis());
       awaitSteady();
       long to = System.nanoTime();
       long ownerChanges = moves() - movesBefore;
@@ -627,6 +651,8 @@ class ContinuityEndToEndTest {
                     "--log.level=warn");
         Process process =
             new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // a test JVM stopped from outside must not leave scrapers running
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
         Scraper s = new Scraper(p, process, log);
         if (s.awaitReady(vm ? "/health" : "/-/ready") || attempt == 3) {
           return s;

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 class HandoverTest {
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
-  private final Allocator allocator = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
+  private final Allocator allocator =
+      Allocators.builder(Allocators.CONSISTENT_HASHING).warnWhenMovedShareExceeds(1).build();
   private final List<Target> targets = new ArrayList<>();
 
   HandoverTest() {

@@ -81,10 +81,20 @@ class SettleAndLeaveTest {
   }
 
   @Test
-  void aSeededMembershipAndOneThatDoesNotHoldAtStartAreSettledAtOnce() {
+  void aReloadKeepsTheSettlingStateAndOneThatDoesNotHoldAtStartIsSettledAtOnce() {
+    PollMembership settled = builder().holdAtStart(false).build();
     PollMembership seeded = builder().build();
-    seeded.seed(List.of(Collector.of("a")));
-    assertTrue(seeded.settled());
+    seeded.seed(List.of(Collector.of("a")), settled);
+    assertTrue(seeded.settled(), "a reload of a settled membership");
+    PollMembership settling = builder().build();
+    advance(2);
+    PollMembership early = builder().build();
+    early.seed(List.of(Collector.of("a")), settling);
+    assertFalse(early.settled(), "a reload while the first one was still settling");
+    advance(1);
+    early.heard("a", null);
+    early.evaluate();
+    assertTrue(early.settled(), "settles when the first one would have, not a whole window later");
     assertTrue(builder().holdAtStart(false).build().settled());
   }
 
