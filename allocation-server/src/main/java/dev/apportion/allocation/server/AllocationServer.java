@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code GET /scrape_configs}</td><td>a minimal scrape config per job: {@code job_name}
  *       and the settings given to {@link Builder#scrapeConfigs}</td></tr>
  *   <tr><td>{@code DELETE /targets?collector=NAME}</td><td>with poll membership, NAME leaves on
- *       purpose: 202 ({@link Leaving}); 409 otherwise</td></tr>
+ *       purpose: 202; 409 otherwise</td></tr>
  *   <tr><td>{@code GET /drained?collector=NAME}</td><td>200 when NAME owns and holds no target,
  *       else 503</td></tr>
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Consistency and cost</h2>
  *
- * With a {@linkplain Builder#handover handover}, a collector's answer also holds the targets it lost
+ * With a handover (the service's default), a collector's answer also holds the targets it lost
  * and their new owner has not picked up yet (make-before-break); with poll membership, collectors
  * are answered 503 until membership has settled after a start.
  *

@@ -55,6 +55,8 @@ final class Handover {
   private static final long NONE = Long.MIN_VALUE;
 
   private final LongSupplier nanoTime;
+  /** The allocator's current snapshot, read under the lock: never an older one than last time. */
+  private final java.util.function.Supplier<Allocation> snapshots;
   private final long fixedHold;
   private final long pickup;
   private final long defaultInterval;
@@ -101,9 +103,15 @@ final class Handover {
    * @param config the settings; {@code enabled} is the caller's business
    * @param jobIntervals each job's scrape interval, where its scrape config names one
    * @param nanoTime the clock
+   * @param snapshots the allocator's snapshots ({@code allocator::snapshot})
    */
-  Handover(HandoverConfig config, Map<String, Duration> jobIntervals, LongSupplier nanoTime) {
+  Handover(
+      HandoverConfig config,
+      Map<String, Duration> jobIntervals,
+      LongSupplier nanoTime,
+      java.util.function.Supplier<Allocation> snapshots) {
     this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+    this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
     this.fixedHold = config.hold() == null ? -1 : config.hold().toNanos();
     this.pickup = config.pickup().toNanos();
     this.defaultInterval = config.scrapeInterval().toNanos();
@@ -161,19 +169,22 @@ final class Handover {
   }
 
   /**
-   * What to serve for {@code snapshot}: the snapshot plus the held targets. Never blocks on the
-   * allocator; compares with the previous snapshot on the first call that sees a new one.
+   * What to serve now: the allocator's snapshot plus the held targets. Never blocks on the
+   * allocator's writers; compares with the previous snapshot on the first call that sees a new
+   * one. The snapshot is read again under the lock, so a caller that read {@code seen} a while ago
+   * never makes the handover go back to an older snapshot.
    *
-   * @param snapshot the allocator's current snapshot
+   * @param seen the snapshot the caller read; the view is of it, or of a newer one
    * @return the view to render answers from
    */
-  Allocation served(Allocation snapshot) {
+  Allocation served(Allocation seen) {
     Served s = served;
     long now = nanoTime.getAsLong();
-    if (s != null && s.snapshot == snapshot && (s.held.isEmpty() || now - nextCheck < 0)) {
+    if (s != null && s.snapshot == seen && (s.held.isEmpty() || now - nextCheck < 0)) {
       return s;
     }
     synchronized (lock) {
+      Allocation snapshot = snapshots.get();
       s = served;
       if (s != null && s.snapshot == snapshot && (s.held.isEmpty() || now - nextCheck < 0)) {
         return s;
@@ -185,7 +196,13 @@ final class Handover {
       prune(snapshot, now);
       s = index(snapshot);
       served = s;
-      nextCheck = now + Duration.ofMillis(CHECK_MILLIS).toNanos();
+      long check = now + Duration.ofMillis(CHECK_MILLIS).toNanos();
+      for (Hold h : holds.values()) {
+        if (h.releaseAt - check < 0) {
+          check = h.releaseAt; // a release is not left to wait for the next re-check
+        }
+      }
+      nextCheck = check;
       return s;
     }
   }
@@ -319,6 +336,9 @@ final class Handover {
             && (job == null || job.equals(h.target.job()))) {
           h.fetchedAt = now;
           h.releaseAt = now + holdNanos(h.target.job(), refresh);
+          if (h.releaseAt - nextCheck < 0) {
+            nextCheck = h.releaseAt;
+          }
         }
       }
     }
@@ -342,7 +362,7 @@ final class Handover {
    */
   boolean drained(String collector, Allocation snapshot) {
     Served s = (Served) served(snapshot);
-    return snapshot.targetCount(collector) == 0 && !s.held.containsKey(collector);
+    return s.snapshot.targetCount(collector) == 0 && !s.held.containsKey(collector);
   }
 
   /** How many (target, previous owner) pairs are held now. Never blocks. */

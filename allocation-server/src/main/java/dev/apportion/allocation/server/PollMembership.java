@@ -585,8 +585,8 @@ public final class PollMembership implements AutoCloseable {
 
     /**
      * Whether collectors are answered 503, and readiness is false, until membership has settled
-     * after the start ({@link #settled}). Default true: a restarted server must not answer a
-     * collector with less than it had.
+     * after the start ({@link PollMembership#settled}). Default true: a restarted server must not
+     * answer a collector with less than it had.
      *
      * @param hold false to answer from the first publication on
      * @return this builder

@@ -132,7 +132,8 @@ final class Service implements AutoCloseable {
     }
     this.handover =
         config.handover().enabled()
-            ? new Handover(config.handover(), Handover.intervalsOf(config.scrapeConfigs()), System::nanoTime)
+            ? new Handover(
+                config.handover(), Handover.intervalsOf(config.scrapeConfigs()), System::nanoTime, allocator::snapshot)
             : null;
     if (handover != null) {
       Handover h = handover;

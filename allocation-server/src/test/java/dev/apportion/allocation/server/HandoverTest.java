@@ -36,10 +36,15 @@ class HandoverTest {
   }
 
   private Handover handover(Duration hold) {
+    return handover(hold, allocator);
+  }
+
+  private Handover handover(Duration hold, Allocator of) {
     return new Handover(
         new HandoverConfig(true, hold, HandoverConfig.DEFAULT_PICKUP, Duration.ofSeconds(5)),
         Map.of("web", Duration.ofSeconds(2)),
-        now::get);
+        now::get,
+        of::snapshot);
   }
 
   /** What {@code collector} is served now, and records its fetch of every job. */
@@ -207,6 +212,22 @@ class HandoverTest {
   }
 
   @Test
+  void aCallerWithAnOlderSnapshotNeverTakesTheHandoverBack() {
+    allocator.setCollectors(List.of(Collector.of("a"), Collector.of("b")));
+    Handover h = handover(Duration.ofSeconds(5));
+    Allocation old = allocator.snapshot();
+    Set<Target> aHad = poll(h, "a");
+    poll(h, "b");
+    allocator.setCollectors(List.of(Collector.of("b")));
+    poll(h, "a");
+    Allocation view = h.served(old); // a request that read the snapshot before the change
+    assertEquals(new HashSet<>(targets), served(view, "b"), "the view is of the newer snapshot");
+    h.fetched("b", null, view);
+    run(h, Duration.ofSeconds(5), "a");
+    assertTrue(poll(h, "a").isEmpty(), "b's fetch counted: released after the hold, " + aHad.size() + " held before");
+  }
+
+  @Test
   void theComputedHoldIsPickupPlusTheJobsScrapeIntervalPlusTheOwnersRefresh() {
     Handover h = handover(null);
     long refresh = Duration.ofSeconds(3).toNanos();
@@ -248,7 +269,7 @@ class HandoverTest {
     Allocator next = Allocators.builder(Allocators.CONSISTENT_HASHING).build();
     next.setTargets(targets);
     next.setCollectors(List.of(Collector.of("b")));
-    Handover after = handover(Duration.ofSeconds(5));
+    Handover after = handover(Duration.ofSeconds(5), next);
     after.adopt(before);
     assertEquals(aHad, served(after.served(next.snapshot()), "a"), "the new allocator's moves are handed over");
   }

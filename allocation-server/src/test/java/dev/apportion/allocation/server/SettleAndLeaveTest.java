@@ -152,7 +152,7 @@ class SettleAndLeaveTest {
         listen: 127.0.0.1:0
         refreshInterval: 1s
         targets: [{fileSd: {job: j, files: [t.json]}}]
-        collectors: {polls: {expireAfter: 2s}}
+        collectors: {polls: {expireAfter: 5s}}
         handover: {hold: 1s}
         """);
     try (Service s = new Service(ServerConfig.read(config)).start()) {
@@ -184,9 +184,13 @@ class SettleAndLeaveTest {
           "x is still served what it had");
       assertEquals(503, Http.get(base + "/drained?collector=x").status());
       assertEquals(6, Http.get(base + "/jobs/j/targets?collector_id=y").json().size(), "y has everything");
-      PrometheusEndToEndTest.sleep(1100);
-      Http.get(base + "/targets?collector=x");
-      assertEquals(200, Http.get(base + "/drained?collector=x").status(), "drained one hold after y's fetch");
+      PrometheusEndToEndTest.sleep(1200);
+      String after = Http.get(base + "/targets?collector=x").body();
+      assertEquals(
+          200,
+          Http.get(base + "/drained?collector=x").status(),
+          () -> "drained one hold after y's fetch: x " + after + ", held " + s.handover().heldCount()
+              + ", collectors " + s.allocator().snapshot().collectors());
       assertEquals("[]", Http.get(base + "/targets?collector=x").body().strip());
       assertEquals(503, Http.get(base + "/drained?collector=y").status());
     }
