@@ -322,7 +322,8 @@ final class Handover {
             return new Fetch(now, 0);
           }
           long gap = now - f.at();
-          return gap < SAME_REFRESH_NANOS ? f : new Fetch(now, gap);
+          // fetches closer together are one refresh: the last one seen, the refresh kept
+          return new Fetch(now, gap < SAME_REFRESH_NANOS ? f.gap() : gap);
         });
     if (!s.pending.contains(collector)) {
       return;
