@@ -55,6 +55,10 @@ import org.slf4j.LoggerFactory;
  *       collector's</td></tr>
  *   <tr><td>{@code GET /scrape_configs}</td><td>a minimal scrape config per job: {@code job_name}
  *       and the settings given to {@link Builder#scrapeConfigs}</td></tr>
+ *   <tr><td>{@code DELETE /targets?collector=NAME}</td><td>with poll membership, NAME leaves on
+ *       purpose: 202; 409 otherwise</td></tr>
+ *   <tr><td>{@code GET /drained?collector=NAME}</td><td>200 when NAME owns and holds no target,
+ *       else 503</td></tr>
  *   <tr><td>{@code GET /livez}, {@code GET /readyz}</td><td>200 while running; 200 when {@link
  *       Builder#readiness} says ready, else 503</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td>the text {@link Builder#metrics} supplies</td></tr>
@@ -69,7 +73,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Consistency and cost</h2>
  *
- * Every answer is computed from one {@link Allocator#snapshot()}, read once per request: a request
+ * With a handover (the service's default), a collector's answer also holds the targets it lost
+ * and their new owner has not picked up yet (make-before-break); with poll membership, collectors
+ * are answered 503 until membership has settled after a start.
+ *
+ * <p>Every answer is computed from one {@link Allocator#snapshot()}, read once per request: a request
  * never blocks on the allocator's writers and never sees a half-applied change. Answers that do not
  * depend on the collector ({@code /jobs}, {@code /scrape_configs}) are rendered once per snapshot
  * and cached until the allocator publishes another; a collector's answer costs what its targets
@@ -120,7 +128,8 @@ public final class AllocationServer implements AutoCloseable {
         new Routes(
             b.allocator, b.metrics, b.readiness, b.polls, new Rendering(b.scrapeConfigs), b.requests, b.reload,
             b.unknownCollector,
-            b.page != null ? b.page : new StatusPage(StatusPage.Context.program(b.allocator.strategy())));
+            b.page != null ? b.page : new StatusPage(StatusPage.Context.program(b.allocator.strategy())),
+            b.handover);
     this.threads = b.threads;
     this.headerTimeout = b.headerTimeout;
     this.idleTimeout = b.idleTimeout;
@@ -139,7 +148,21 @@ public final class AllocationServer implements AutoCloseable {
       RequestCounter requests,
       Reload reload,
       java.util.function.Consumer<String> unknownCollector,
-      StatusPage page) {}
+      StatusPage page,
+      Handover handover) {
+
+    /** What a collector's answer is rendered from: the snapshot, plus held targets if handing over. */
+    dev.apportion.allocation.Allocation served() {
+      dev.apportion.allocation.Allocation snapshot = allocator.snapshot();
+      return handover == null ? snapshot : handover.served(snapshot);
+    }
+
+    void fetched(String collector, String job, dev.apportion.allocation.Allocation view) {
+      if (handover != null) {
+        handover.fetched(collector, job, view);
+      }
+    }
+  }
 
   /** What {@code POST /-/reload} runs; blocks until the reload is done or refused. */
   interface Reload {
@@ -392,7 +415,8 @@ public final class AllocationServer implements AutoCloseable {
     if ("POST".equals(method) && "/-/reload".equals(raw) && !hasBody) {
       return reload(r);
     }
-    if (!"GET".equals(method) && !"HEAD".equals(method)) {
+    boolean leave = "DELETE".equals(method) && "/targets".equals(raw);
+    if (!"GET".equals(method) && !"HEAD".equals(method) && !leave) {
       return Reply.error("other", 405, "only GET and HEAD are served");
     }
     if (raw == null) {
@@ -411,11 +435,15 @@ public final class AllocationServer implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       return Reply.error("other", 400, e.getMessage());
     }
+    if (leave) {
+      return Leaving.leave(r.polls(), query.get("collector"));
+    }
     if (StatusPage.serves(raw)) {
       return r.page().answer(r.allocator().snapshot(), raw, query);
     }
     return switch (raw) {
       case "/targets" -> httpSd(r, query);
+      case "/drained" -> Leaving.drained(r.allocator().snapshot(), r.handover(), query.get("collector"));
       case "/jobs" -> Reply.json("jobs", r.rendering().jobs(r.allocator().snapshot()));
       case "/scrape_configs" ->
           Reply.json("scrape_configs", r.rendering().scrapeConfigs(r.allocator().snapshot()));
@@ -462,11 +490,16 @@ public final class AllocationServer implements AutoCloseable {
     }
     if (r.polls() != null) {
       r.polls().heard(collector, query.get("node"));
+      if (!r.polls().answering(collector)) {
+        return Reply.error("targets", 503, PollMembership.SETTLING);
+      }
     }
-    Allocation snapshot = r.allocator().snapshot();
-    checkKnown(r, snapshot, collector);
-    r.page().polled(collector, snapshot);
-    return Reply.json("targets", r.rendering().httpSd(snapshot, collector));
+    dev.apportion.allocation.Allocation view = r.served();
+    checkKnown(r, view, collector);
+    r.page().polled(collector, view);
+    Reply reply = Reply.json("targets", r.rendering().httpSd(view, collector));
+    r.fetched(collector, null, view);
+    return reply;
   }
 
   private static Reply jobTargets(Routes r, String rawJob, Map<String, String> query) {
@@ -481,15 +514,20 @@ public final class AllocationServer implements AutoCloseable {
     }
     String collector = query.get("collector_id");
     if (collector == null) {
-      return Reply.json("jobs", r.rendering().jobAllCollectors(r.allocator().snapshot(), job));
+      return Reply.json("jobs", r.rendering().jobAllCollectors(r.served(), job));
     }
     if (r.polls() != null && !collector.isBlank()) {
       r.polls().heard(collector, query.get("node"));
+      if (!r.polls().answering(collector)) {
+        return Reply.error("jobs", 503, PollMembership.SETTLING);
+      }
     }
-    Allocation snapshot = r.allocator().snapshot();
-    checkKnown(r, snapshot, collector);
-    r.page().polled(collector, snapshot);
-    return Reply.json("jobs", r.rendering().jobTargets(snapshot, collector, job));
+    dev.apportion.allocation.Allocation view = r.served();
+    checkKnown(r, view, collector);
+    r.page().polled(collector, view);
+    Reply reply = Reply.json("jobs", r.rendering().jobTargets(view, collector, job));
+    r.fetched(collector, job, view);
+    return reply;
   }
 
   /**
@@ -579,6 +617,7 @@ public final class AllocationServer implements AutoCloseable {
     private Duration certificateCheck = Duration.ofSeconds(5);
     private java.util.function.Consumer<String> unknownCollector = name -> {};
     private StatusPage page;
+    private Handover handover;
 
     private Builder(Allocator allocator) {
       this.allocator = allocator;
@@ -738,6 +777,12 @@ public final class AllocationServer implements AutoCloseable {
     /** Called (on the request's thread; must not block) for a request naming an unknown collector. */
     Builder unknownCollector(java.util.function.Consumer<String> report) {
       this.unknownCollector = Objects.requireNonNull(report, "report");
+      return this;
+    }
+
+    /** Serves each collector its targets plus those {@code handover} holds for it. */
+    Builder handover(Handover handover) {
+      this.handover = Objects.requireNonNull(handover, "handover");
       return this;
     }
 

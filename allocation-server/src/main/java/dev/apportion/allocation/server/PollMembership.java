@@ -7,7 +7,9 @@ import dev.apportion.allocation.Collector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,6 +21,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,6 +91,23 @@ public final class PollMembership implements AutoCloseable {
   @GuardedBy("lock")
   private ScheduledExecutorService timer;
 
+  /** Names that announced they are leaving, and since when they hold nothing (or NONE). */
+  @GuardedBy("lock")
+  private final Map<String, Long> leaving = new HashMap<>();
+
+  /** Read without the lock by {@link #heard}: the names of {@link #leaving}. */
+  private volatile Set<String> leavingNames = Set.of();
+
+  private static final long NONE = Long.MIN_VALUE;
+
+  /** What a collector is answered, with a 503, while membership settles after a start. */
+  static final String SETTLING =
+      "membership is settling after a start: keep your last targets and ask again";
+
+  private final Predicate<String> drained;
+  private volatile long startedAt;
+  private volatile boolean settled;
+
   private volatile List<Collector> current = List.of();
   private volatile boolean publishedOnce;
   private volatile boolean warnedFull;
@@ -105,6 +125,9 @@ public final class PollMembership implements AutoCloseable {
     this.allow = b.allow;
     this.allowRegex = b.allowRegex;
     this.maxJoins = b.maxJoins;
+    this.drained = b.drained != null ? b.drained : name -> !members.contains(name);
+    this.startedAt = nanoTime.getAsLong();
+    this.settled = !b.holdAtStart;
   }
 
   /**
@@ -164,6 +187,9 @@ public final class PollMembership implements AutoCloseable {
       }
       return;
     }
+    if (leavingNames.contains(collector)) {
+      return; // it announced its leave: its polls do not make it a member again for now
+    }
     String n = node == null || node.isBlank() ? null : node;
     long now = nanoTime.getAsLong();
     Heard before = heard.get(collector);
@@ -206,9 +232,15 @@ public final class PollMembership implements AutoCloseable {
       }
       live.sort((a, b) -> a.name().compareTo(b.name()));
       List<Collector> next = List.copyOf(live);
+      lapseLeaves(now);
+      boolean allJoined = waiting.size() <= maxJoins;
+      boolean allHeardAreMembers = allJoined && next.size() == heard.size();
       if (published == null && next.size() < Math.max(1, expected)) {
+        // nobody to protect: settle on time alone when nothing was heard (strict mode waits)
+        settleIfDue(now, allJoined, allHeardAreMembers, expected == 0 && heard.isEmpty());
         return;
       }
+      settleIfDue(now, allJoined, allHeardAreMembers, true);
       if (next.equals(published)) {
         return;
       }
@@ -224,13 +256,108 @@ public final class PollMembership implements AutoCloseable {
   }
 
   /**
+   * Settled once the expiry window has passed since the start (everyone alive has polled by then)
+   * and this evaluation joined every name waiting, with a set published; or, in strict mode, once
+   * the set is published and every name heard is a member.
+   */
+  @GuardedBy("lock")
+  private void settleIfDue(long now, boolean allJoined, boolean allHeardAreMembers, boolean publishing) {
+    if (settled || !publishing) {
+      return;
+    }
+    boolean windowPassed = now - startedAt >= expireNanos && allJoined;
+    boolean allExpected = expected > 0 && allHeardAreMembers;
+    if (windowPassed || allExpected) {
+      settled = true;
+      LOG.info("collector membership settled; answering every collector");
+    }
+  }
+
+  /** Ends the leaves of names that have held nothing for the expiry window. */
+  @GuardedBy("lock")
+  private void lapseLeaves(long now) {
+    if (leaving.isEmpty()) {
+      return;
+    }
+    boolean changed = false;
+    for (Iterator<Map.Entry<String, Long>> it = leaving.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Long> e = it.next();
+      if (!drained.test(e.getKey())) {
+        e.setValue(NONE);
+      } else if (e.getValue() == NONE) {
+        e.setValue(now);
+      } else if (now - e.getValue() >= expireNanos) {
+        it.remove();
+        changed = true;
+      }
+    }
+    if (changed) {
+      leavingNames = Set.copyOf(leaving.keySet());
+    }
+  }
+
+  /**
+   * Records that {@code collector} is going away on purpose: it leaves the set now (published at
+   * once), so its targets move while it still runs; its polls are ignored until it has held
+   * nothing for the expiry window. Blocks while the consumer runs.
+   *
+   * @param collector the name
+   * @return false when the name is blank or not allowed
+   */
+  public boolean leave(String collector) {
+    if (collector == null || collector.isBlank() || (allow != null && !allow.matches(collector))) {
+      return false;
+    }
+    synchronized (lock) {
+      if (!members.contains(collector) && !heard.containsKey(collector)) {
+        return true; // not a member, nothing to hand over; nothing remembered for made-up names
+      }
+      leaving.put(collector, NONE);
+      leavingNames = Set.copyOf(leaving.keySet());
+      heard.remove(collector);
+      LOG.info("collector '{}' announced its leave", LogSafe.text(collector));
+    }
+    evaluate();
+    return true;
+  }
+
+  /**
+   * Whether membership has settled since the start: until then collectors are answered 503 (a
+   * client keeps its last targets on a failed refresh) and readiness is false, so a restarted
+   * server never answers a collector with less than it had. A reload continues the settling of the
+   * membership it replaces. Never blocks.
+   *
+   * @return true once settled
+   */
+  public boolean settled() {
+    return settled;
+  }
+
+  /**
+   * Whether {@code collector} is answered its targets now: always once settled; before that, in
+   * strict mode, the members of the published set. Never blocks.
+   *
+   * @param collector the name
+   * @return false while it must be answered 503
+   */
+  boolean answering(String collector) {
+    return settled || (expected > 0 && publishedOnce && members.contains(collector));
+  }
+
+  /**
    * Starts from {@code collectors} as members, published at once: a reloaded service keeps the
-   * collectors that were polling. Blocks while the consumer runs.
+   * collectors that were polling, and continues its settling (settled if it was, else from the
+   * same start). Blocks while the consumer runs.
    *
    * @param collectors the members, sorted by name
+   * @param previous the membership it continues
    */
-  void seed(List<Collector> collectors) {
+  void seed(List<Collector> collectors, PollMembership previous) {
     synchronized (lock) {
+      startedAt = previous.startedAt;
+      if (previous.settled) {
+        settled = true;
+      }
       if (collectors.isEmpty()) {
         return;
       }
@@ -360,6 +487,8 @@ public final class PollMembership implements AutoCloseable {
     private Pattern allow;
     private String allowRegex;
     private int maxJoins = 100;
+    private Predicate<String> drained;
+    private boolean holdAtStart = true;
 
     private Builder(Consumer<? super List<Collector>> consumer) {
       this.consumer = consumer;
@@ -439,6 +568,31 @@ public final class PollMembership implements AutoCloseable {
         throw new IllegalArgumentException("maxJoins must be at least 1");
       }
       this.maxJoins = max;
+      return this;
+    }
+
+    /**
+     * Whether a name that announced its leave holds nothing any more (so its leave can lapse once
+     * the expiry window has passed). Default: it is not a member. Called on the evaluation thread.
+     *
+     * @param drained the test; not null
+     * @return this builder
+     */
+    public Builder drained(Predicate<String> drained) {
+      this.drained = Objects.requireNonNull(drained, "drained");
+      return this;
+    }
+
+    /**
+     * Whether collectors are answered 503, and readiness is false, until membership has settled
+     * after the start ({@link PollMembership#settled}). Default true: a restarted server must not
+     * answer a collector with less than it had.
+     *
+     * @param hold false to answer from the first publication on
+     * @return this builder
+     */
+    public Builder holdAtStart(boolean hold) {
+      this.holdAtStart = hold;
       return this;
     }
 

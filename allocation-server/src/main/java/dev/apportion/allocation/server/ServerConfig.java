@@ -54,7 +54,8 @@ record ServerConfig(
     CollectorsConfig collectors,
     Map<String, Map<String, Object>> scrapeConfigs,
     WebConfig web,
-    CostsConfig costs) {
+    CostsConfig costs,
+    HandoverConfig handover) {
 
   /**
    * The strategy and its options; a null option means the library's default. {@code partitionBy}
@@ -198,7 +199,7 @@ record ServerConfig(
 
   static ServerConfig parse(JsonNode root, Path baseDir) throws ConfigException {
     ObjectNode top = object(root, "the file");
-    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile", "costs");
+    keys(top, "", "listen", "strategy", "refreshInterval", "requestTimeout", "targets", "collectors", "scrapeConfigs", "webConfigFile", "costs", "handover");
     InetSocketAddress listen = ConfigNodes.address(text(top, "listen", "0.0.0.0:8080", ""), "listen");
 
     StrategyConfig strategy = strategy(top.get("strategy"));
@@ -238,8 +239,9 @@ record ServerConfig(
     String webFile = text(top, "webConfigFile", null, "");
     WebConfig web = webFile == null ? null : WebConfig.read(baseDir.resolve(webFile));
     CostsConfig costs = CostsConfig.parse(top.get("costs"), baseDir);
+    HandoverConfig handover = HandoverConfig.parse(top.get("handover"));
     return new ServerConfig(
-        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, web, costs);
+        listen, strategy, refresh, timeout, List.copyOf(sources), collectors, scrape, web, costs, handover);
   }
 
   private static StrategyConfig strategy(JsonNode s) throws ConfigException {

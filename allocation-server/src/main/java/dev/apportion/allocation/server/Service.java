@@ -27,8 +27,11 @@ import java.util.function.BooleanSupplier;
  * process.
  *
  * <p>Ready ({@code /readyz}) when the feed has read every source once and, for static and
- * Kubernetes collectors, the collectors were delivered once. With poll membership readiness does
- * not wait for collectors: they reach the service through the very endpoint readiness gates.
+ * Kubernetes collectors, the collectors were delivered once; with poll membership, when membership
+ * has settled after the start ({@link PollMembership#settled}: until then collectors are answered
+ * 503 and keep their last targets). The listener starts only once the sources were read once (or
+ * the first read ended). With the handover on (the default) collectors are served through a
+ * {@link Handover}: make-before-break while targets move.
  */
 final class Service implements AutoCloseable {
   private final ServerConfig config;
@@ -48,6 +51,8 @@ final class Service implements AutoCloseable {
   private final KubernetesCollectorSource kubernetes;
   private final KubernetesNodeZones nodeZones;
   private final BooleanSupplier collectorsReady;
+  /** Null when the handover is off. */
+  private final Handover handover;
   private final Map<String, Counter> requestCounters = new ConcurrentHashMap<>();
   private final Counter unknownRequests;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Service.class);
@@ -125,6 +130,20 @@ final class Service implements AutoCloseable {
           .description("when the config was last loaded successfully")
           .register(registry);
     }
+    this.handover =
+        config.handover().enabled()
+            ? new Handover(
+                config.handover(), Handover.intervalsOf(config.scrapeConfigs()), System::nanoTime, allocator::snapshot)
+            : null;
+    if (handover != null) {
+      Handover h = handover;
+      Gauge.builder("apportion_server_handover_held_targets", h, Handover::heldCount)
+          .description("targets still served to their previous owner until the new owner picks them up")
+          .register(registry);
+      io.micrometer.core.instrument.FunctionCounter.builder("apportion_server_handover_moves", h, Handover::moves)
+          .description("targets that moved from one collector to another, each handed over make-before-break")
+          .register(registry);
+    }
     AllocationServer.Builder sb =
         AllocationServer.builder(allocator)
             .address(config.listen())
@@ -145,7 +164,8 @@ final class Service implements AutoCloseable {
           PollMembership.builder(allocator::setCollectors)
               .settle(config.refreshInterval())
               .expireAfter(p.expireAfter())
-              .expected(p.expected());
+              .expected(p.expected())
+              .drained(this::drained);
       if (p.allow() != null) {
         pb.allow(p.allow());
       }
@@ -154,7 +174,8 @@ final class Service implements AutoCloseable {
       this.kubernetes = null;
       this.nodeZones = null;
       this.kubernetesClient = null;
-      this.collectorsReady = () -> true;
+      PollMembership membership = polls;
+      this.collectorsReady = membership::settled;
     } else {
       ServerConfig.KubernetesCollectors k = (ServerConfig.KubernetesCollectors) c;
       this.polls = null;
@@ -195,6 +216,9 @@ final class Service implements AutoCloseable {
     }
     this.page = new StatusPage(pageContext(config, c));
     sb.statusPage(page);
+    if (handover != null) {
+      sb.handover(handover);
+    }
     this.server = sb.readiness(this::isReady).build();
     this.routes = server;
   }
@@ -218,7 +242,10 @@ final class Service implements AutoCloseable {
     Service fresh = new Service(next, testClient, reloader);
     try {
       if (polls != null && fresh.polls != null) {
-        fresh.polls.seed(polls.current());
+        fresh.polls.seed(polls.current(), polls);
+      }
+      if (handover != null && fresh.handover != null) {
+        fresh.handover.adopt(handover);
       }
       fresh.startParts();
       long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
@@ -364,8 +391,35 @@ final class Service implements AutoCloseable {
 
   Service start() throws IOException {
     startParts();
+    awaitFirstRead();
     server.start();
     return this;
+  }
+
+  /**
+   * Waits until every source has been read once and static or Kubernetes collectors delivered, at
+   * most one request timeout and a second (by then the first read has ended either way): a
+   * listener that answered before would serve collectors a partial set.
+   */
+  private void awaitFirstRead() {
+    long deadline = System.nanoTime() + config.requestTimeout().plusSeconds(1).toNanos();
+    while (!(feed.isReady() && (polls != null || collectorsReady.getAsBoolean()))
+        && System.nanoTime() - deadline < 0) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** Whether {@code collector} owns nothing and is held nothing (what a leave waits for). */
+  private boolean drained(String collector) {
+    dev.apportion.allocation.Allocation snapshot = allocator.snapshot();
+    return handover == null
+        ? snapshot.targetCount(collector) == 0
+        : handover.drained(collector, snapshot);
   }
 
   /** Starts everything but the listener. */
@@ -406,6 +460,11 @@ final class Service implements AutoCloseable {
 
   PollMembership polls() {
     return polls;
+  }
+
+  /** Null when the handover is off. */
+  Handover handover() {
+    return handover;
   }
 
   ServerConfig config() {

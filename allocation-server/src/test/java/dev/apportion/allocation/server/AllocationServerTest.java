@@ -234,6 +234,7 @@ class AllocationServerTest {
         PollMembership.builder(published::add)
             .settle(java.time.Duration.ofMillis(50))
             .expireAfter(java.time.Duration.ofSeconds(30))
+            .holdAtStart(false)
             .build();
     AllocationServer withPolls = AllocationServer.builder(allocator).polls(polls).build();
     try {

@@ -208,6 +208,58 @@ class KubernetesCollectorsTest {
     }
   }
 
+  /**
+   * A pod being deleted (a deletion timestamp) stops being a collector at once, but keeps being
+   * served its targets until their new owner has fetched them and the hold has passed: what its
+   * {@code preStop} hook waits for on {@code /drained}.
+   */
+  @Test
+  void aTerminatingPodHandsItsTargetsOverBeforeItIsDrained() throws Exception {
+    Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"a:1\",\"b:1\",\"c:1\",\"d:1\",\"e:1\",\"f:1\"]}]");
+    Path config = dir.resolve("c.yaml");
+    Files.writeString(
+        config,
+        """
+        listen: 127.0.0.1:0
+        strategy: consistent-hashing
+        refreshInterval: 1h
+        targets: [{fileSd: {job: j, files: [t.json]}}]
+        collectors:
+          kubernetes: {namespace: monitoring, labelSelector: app=agent, notReadyGracePeriod: 0s}
+        handover: {hold: 1s}
+        """);
+    pod("agent-a", "node-a");
+    pod("agent-b", "node-b");
+    // a finalizer keeps the deleted pod, marked with a deletion timestamp, as a grace period does
+    client
+        .pods()
+        .inNamespace("monitoring")
+        .withName("agent-b")
+        .edit(p -> new PodBuilder(p).editMetadata().addToFinalizers("example.com/keep").endMetadata().build());
+    try (Service service = new Service(ServerConfig.read(config), client)) {
+      service.start();
+      String base = "http://127.0.0.1:" + service.port();
+      await(() -> service.isReady() && service.allocator().snapshot().collectors().size() == 2);
+      Set<String> bHad = addresses(Http.get(base + "/targets?collector=agent-b").json());
+      Http.get(base + "/targets?collector=agent-a");
+      assertFalse(bHad.isEmpty());
+
+      client.pods().inNamespace("monitoring").withName("agent-b").delete();
+      await(() -> service.allocator().snapshot().collectors().size() == 1);
+      assertTrue(
+          client.pods().inNamespace("monitoring").withName("agent-b").get().getMetadata().getDeletionTimestamp() != null,
+          "the pod is still there, terminating");
+      assertEquals(bHad, addresses(Http.get(base + "/targets?collector=agent-b").json()), "still served while it runs");
+      assertEquals(503, Http.get(base + "/drained?collector=agent-b").status());
+      assertEquals(6, addresses(Http.get(base + "/targets?collector=agent-a").json()).size(), "a has them at once");
+      Thread.sleep(1100);
+      Http.get(base + "/targets?collector=agent-b");
+      assertEquals(200, Http.get(base + "/drained?collector=agent-b").status());
+      assertTrue(addresses(Http.get(base + "/targets?collector=agent-b").json()).isEmpty());
+      server.destroy();
+    }
+  }
+
   private static Set<String> addresses(JsonNode groups) {
     Set<String> out = new TreeSet<>();
     for (JsonNode g : groups) {

@@ -236,18 +236,22 @@ class PollMembershipTest {
         listen: 127.0.0.1:0
         refreshInterval: 1s
         targets: [{fileSd: {job: j, files: [t.json]}}]
-        collectors: {polls: {allow: 'prom-[0-9]+', expireAfter: 1h}}
+        collectors: {polls: {allow: 'prom-[0-9]+', expireAfter: 1h, expected: 1}}
         """);
     try (Service s = new Service(ServerConfig.read(config)).start()) {
       String base = "http://127.0.0.1:" + s.port();
       for (int i = 0; i < 2; i++) {
-        assertEquals(200, Http.get(base + "/targets?collector=prom-0").status());
-        assertEquals(200, Http.get(base + "/targets?collector=curl-test").status());
-        assertEquals(200, Http.get(base + "/jobs/j/targets?collector_id=phantom").status());
+        // 503 until membership has settled after the start (strict: the expected one has joined)
+        assertEquals(503, Http.get(base + "/targets?collector=prom-0").status());
+        assertEquals(503, Http.get(base + "/targets?collector=curl-test").status());
+        assertEquals(503, Http.get(base + "/jobs/j/targets?collector_id=phantom").status());
         Thread.sleep(1100);
       }
       s.polls().evaluate();
       assertEquals(List.of(Collector.of("prom-0")), s.allocator().snapshot().collectors().stream().toList());
+      assertTrue(s.polls().settled(), "every name heard that may join has joined");
+      assertEquals(2, Http.get(base + "/targets?collector=prom-0").json().get(0).get("targets").size());
+      assertEquals("[]", Http.get(base + "/targets?collector=curl-test").body().strip());
     }
   }
 }
