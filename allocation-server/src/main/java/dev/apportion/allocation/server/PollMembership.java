@@ -41,6 +41,13 @@ import org.slf4j.LoggerFactory;
  *       and at most {@linkplain Builder#maxJoins a bounded number} of names join per evaluation,
  *       those waiting longest first. A new collector is answered (with nothing) until it is a
  *       member; it receives its targets from the poll after it joined.
+ *   <li><b>Joining at the first poll</b>: with an {@linkplain Builder#allow allow pattern} the
+ *       operator has named the fleet, so one poll from an allowed name is enough, and a name's
+ *       first poll places it before that poll is answered ({@link #heard} runs the consumer on the
+ *       calling thread): a collector scrapes from its first poll, rather than one of its refresh
+ *       intervals later. At most {@linkplain Builder#maxJoins the same bound} of names join that
+ *       way per settle interval; past it they join at the next evaluation. In strict mode nothing
+ *       joins that way before the first publication.
  *   <li><b>Floods</b>: names that are not members yet are remembered up to {@value #MAX_MEMBERS};
  *       past that new names are ignored until some expire, but members are never pushed out, so a
  *       flood of made-up names cannot take targets from the collectors that poll. What a flood can
@@ -113,6 +120,13 @@ public final class PollMembership implements AutoCloseable {
   private volatile boolean warnedFull;
   private volatile boolean warnedRefused;
 
+  /** When the current settle interval's budget of joins at a first poll started, and its use. */
+  @GuardedBy("lock")
+  private long firstPollWindow;
+
+  @GuardedBy("lock")
+  private int firstPollJoins;
+
   /** When a name first and last polled (within the expiry window), and its node. */
   private record Heard(long first, long at, String node) {}
 
@@ -165,10 +179,12 @@ public final class PollMembership implements AutoCloseable {
   static final int MAX_MEMBERS = 10_000;
 
   /**
-   * Records a poll. Never blocks (one linear-time match and one concurrent-map write) and changes
-   * nothing by itself. Past {@value #MAX_MEMBERS} remembered names that are not members, polls from
+   * Records a poll. Past {@value #MAX_MEMBERS} remembered names that are not members, polls from
    * new names are ignored (logged once); so are names the {@linkplain Builder#allow allow pattern}
-   * does not match (the first one logged once, escaped).
+   * does not match (the first one logged once, escaped). Without an allow pattern it never blocks
+   * (one concurrent-map write) and changes nothing by itself. With one, the first poll of an
+   * allowed name that is not a member places it: this blocks while the consumer runs, within the
+   * per-interval budget of {@linkplain Builder#maxJoins joins}; every other poll never blocks.
    *
    * @param collector the collector's name; ignored when null or blank
    * @param node its node, or null or blank for none
@@ -204,6 +220,34 @@ public final class PollMembership implements AutoCloseable {
       return;
     }
     heard.merge(collector, new Heard(now, now, n), (old, fresh) -> new Heard(old.first(), now, n));
+    if (allow != null && before == null && !members.contains(collector)) {
+      joinAtFirstPoll(collector, n, now);
+    }
+  }
+
+  /**
+   * Places an allowed name at its first poll, so that the poll is answered with its targets: within
+   * the budget of {@link Builder#maxJoins} such joins per settle interval, and (strict mode) only
+   * once a set was published.
+   */
+  private void joinAtFirstPoll(String collector, String node, long now) {
+    synchronized (lock) {
+      if ((published == null && expected > 0) || members.contains(collector)) {
+        return;
+      }
+      if (now - firstPollWindow >= settleNanos) {
+        firstPollWindow = now;
+        firstPollJoins = 0;
+      }
+      if (firstPollJoins >= maxJoins) {
+        return;
+      }
+      firstPollJoins++;
+      List<Collector> live = new ArrayList<>(published == null ? List.of() : published);
+      live.add(Collector.of(collector, node));
+      live.sort((a, b) -> a.name().compareTo(b.name()));
+      publish(List.copyOf(live));
+    }
   }
 
   /**
@@ -220,7 +264,7 @@ public final class PollMembership implements AutoCloseable {
         Heard h = e.getValue();
         if (members.contains(e.getKey())) {
           live.add(Collector.of(e.getKey(), h.node()));
-        } else if (h.at() - h.first() >= settleNanos) {
+        } else if (allow != null || h.at() - h.first() >= settleNanos) {
           waiting.add(e);
         }
       }
@@ -244,15 +288,20 @@ public final class PollMembership implements AutoCloseable {
       if (next.equals(published)) {
         return;
       }
-      LOG.info("{}", change(published, next));
-      published = next;
-      Set<String> names = new HashSet<>();
-      next.forEach(c -> names.add(c.name()));
-      members = names;
-      current = next;
-      publishedOnce = true;
-      consumer.accept(next);
+      publish(next);
     }
+  }
+
+  @GuardedBy("lock")
+  private void publish(List<Collector> next) {
+    LOG.info("{}", change(published, next));
+    published = next;
+    Set<String> names = new HashSet<>();
+    next.forEach(c -> names.add(c.name()));
+    members = names;
+    current = next;
+    publishedOnce = true;
+    consumer.accept(next);
   }
 
   /**
@@ -543,7 +592,8 @@ public final class PollMembership implements AutoCloseable {
      * names are answered (with no targets) but never join. The expression is RE2 syntax, anchored
      * as Prometheus anchors its own ({@code ^(?s:REGEX)$}) and matched in time linear in the
      * name's length (RE2J), so no name can make the match run long. Without it (the default) any
-     * name that polls twice joins.
+     * name that polls twice joins; with it, an allowed name joins at its first poll, which is
+     * answered with its targets.
      *
      * @param regex the names allowed, such as {@code prometheus-[0-9]+}; not null
      * @return this builder

@@ -151,6 +151,55 @@ class PollMembershipTest {
   }
 
   @Test
+  void withAnAllowPatternAFirstPollPlacesTheCollectorBeforeItIsAnswered() {
+    PollMembership m =
+        PollMembership.builder(published::add)
+            .settle(Duration.ofSeconds(1))
+            .allow("prom-[0-9]+")
+            .maxJoins(2)
+            .nanoTime(now::get)
+            .build();
+    m.heard("prom-0", "n1");
+    assertEquals(List.of(List.of(Collector.of("prom-0", "n1"))), published, "placed by the poll itself");
+    m.heard("prom-1", null);
+    assertEquals(List.of(Collector.of("prom-0", "n1"), Collector.of("prom-1")), m.current());
+    m.heard("prom-1", null);
+    m.heard("made-up", null);
+    assertEquals(2, published.size(), "a member's next poll and a name the pattern refuses change nothing");
+    // The budget: at most maxJoins such joins per settle interval; the rest join at the next
+    // evaluation, from their one poll.
+    m.heard("prom-2", null);
+    assertEquals(2, m.current().size(), "past the budget");
+    m.evaluate();
+    assertEquals(3, m.current().size(), "joined at the evaluation from one poll");
+    advance(1);
+    m.heard("prom-3", null);
+    assertEquals(4, m.current().size(), "a new interval, a new budget");
+  }
+
+  @Test
+  void withoutAnAllowPatternOrBeforeAStrictPublicationAFirstPollPlacesNothing() {
+    PollMembership open = membership(0);
+    open.heard("prom-0", null);
+    assertTrue(published.isEmpty(), "without allow a name must poll twice");
+    PollMembership strict =
+        PollMembership.builder(published::add)
+            .settle(Duration.ofSeconds(1))
+            .allow("prom-[0-9]+")
+            .expected(2)
+            .nanoTime(now::get)
+            .build();
+    strict.heard("prom-0", null);
+    assertTrue(published.isEmpty(), "strict: nothing before the expected count");
+    strict.heard("prom-1", null);
+    assertTrue(published.isEmpty(), "strict: the first publication is the evaluation's");
+    strict.evaluate();
+    assertEquals(List.of(List.of(Collector.of("prom-0"), Collector.of("prom-1"))), published);
+    strict.heard("prom-2", null);
+    assertEquals(3, strict.current().size(), "once published, a first poll places");
+  }
+
+  @Test
   void aFloodOfOneOffNamesTakesNothingFromTheMembersAndARepeatedFloodJoinsBoundedly() {
     PollMembership m =
         PollMembership.builder(published::add)
@@ -222,6 +271,45 @@ class PollMembershipTest {
     String left = PollMembership.change(many, List.of(Collector.of("collector-with-a-long-name-7")));
     assertTrue(left.contains("joined 0 []; left 40000 ["), left);
     assertEquals("a\\nb", LogSafe.text("a\nb"));
+  }
+
+  /**
+   * Through the service: with polls.allow, a collector's very first poll, on either protocol, is
+   * answered with its targets (a receiver asks again only a refresh interval later).
+   */
+  @Test
+  void theFirstPollOfAnAllowedNameIsAnsweredWithItsTargets(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("t.json"), "[{\"targets\":[\"a:1\",\"b:1\"]}]");
+    java.nio.file.Path config = dir.resolve("c.yaml");
+    java.nio.file.Files.writeString(
+        config,
+        """
+        listen: 127.0.0.1:0
+        refreshInterval: 1h
+        targets: [{fileSd: {job: j, files: [t.json]}}]
+        collectors: {polls: {allow: 'prom-[0-9]+', expireAfter: 3h}}
+        """);
+    try (Service s = new Service(ServerConfig.read(config)).start()) {
+      String base = "http://127.0.0.1:" + s.port();
+      for (int i = 0; i < 100 && Http.get(base + "/readyz").status() != 200; i++) {
+        Thread.sleep(50);
+      }
+      assertEquals(2, s.allocator().snapshot().targets().size(), "the targets were read");
+      Http.Response first = Http.get(base + "/jobs/j/targets?collector_id=prom-0");
+      assertEquals(200, first.status());
+      assertEquals(2, first.json().size(), "the only collector's first poll holds every target: " + first.body());
+      Http.Response second = Http.get(base + "/targets?collector=prom-1");
+      assertEquals(List.of(Collector.of("prom-0"), Collector.of("prom-1")), s.allocator().snapshot().collectors().stream().toList());
+      int ofSecond = 0;
+      for (com.fasterxml.jackson.databind.JsonNode group : second.json()) {
+        ofSecond += group.get("targets").size();
+      }
+      assertEquals(
+          s.allocator().snapshot().targetsFor("prom-1", "j").size(), ofSecond, "answered from the set it joined: " + second.body());
+      assertEquals(2, Http.get(base + "/jobs/j/targets?collector_id=prom-0").json().size() + ofSecond);
+      assertEquals("[]", Http.get(base + "/targets?collector=curl-test").body().strip(), "a refused name gets nothing");
+    }
   }
 
   /** Through the service: a phantom name polling a config with polls.allow gets no targets. */
