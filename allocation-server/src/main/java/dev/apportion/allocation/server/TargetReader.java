@@ -308,6 +308,9 @@ final class TargetReader {
       if (out.size() >= limits.maxTargets()) {
         throw new IOException(where + ": more than " + limits.maxTargets() + " targets");
       }
+      if (!address.equals(labels.get("__address__"))) {
+        labels.put("__address__", address); // the target's address is the trimmed one
+      }
       out.add(interner.intern(job, address, labels));
     }
   }

@@ -145,6 +145,9 @@ class OtelCollectorEndToEndTest {
         %s
         collectors:
           polls: {expireAfter: 6s, expected: 3, allow: 'otelcol-[0-9]+'}
+        # jobs without a scrape_interval of their own are scraped every second: the handover's
+        # hold of a moved target follows it (by default a minute, Prometheus's default interval)
+        handover: {scrapeInterval: 1s}
         scrapeConfigs:
           %s: {scrape_interval: 1s}
           %s:

@@ -267,6 +267,19 @@ class TargetSourcesTest {
     assertEquals(Set.of("__address__", "ok"), t.get(0).labels().keySet());
   }
 
+  @Test
+  void prometheusTargetsWithSpacesAroundTheAddressAreReadWithTheTrimmedOne() throws Exception {
+    URI base = serve();
+    body.set(
+        "{\"status\":\"success\",\"data\":{\"activeTargets\":[{\"scrapePool\":\"p\",\"discoveredLabels\":"
+            + "{\"__address__\":\" a:1 \",\"team\":\"x\"}}]}}");
+    TargetSource s = TargetSource.prometheusTargets(base, HttpClient.newHttpClient(), Duration.ofSeconds(5));
+    List<Target> t = s.read();
+    assertEquals(1, t.size());
+    assertEquals("a:1", t.get(0).address());
+    assertEquals("a:1", t.get(0).labels().get("__address__"));
+  }
+
   /** One file with a bad label name must not make the HTTP SD answer one Prometheus rejects. */
   @Test
   void aFileWithABadLabelNameDoesNotBreakTheTargetsEndpoint() throws Exception {
