@@ -101,8 +101,6 @@ public final class KubernetesCollectorSource implements AutoCloseable {
    * number &gt; 0 ({@code "2"}, {@code "0.5"}). A pod without it (or with a value that is not such
    * a number) has capacity 1, or its memory request in GiB with {@link
    * Builder#capacityFromMemoryRequest(boolean)}.
-   *
-   * @since 0.2.0
    */
   public static final String CAPACITY_ANNOTATION = "apportion.dev/capacity";
 
@@ -428,7 +426,6 @@ public final class KubernetesCollectorSource implements AutoCloseable {
      * @param readyFirst false to make every scheduled pod a collector at once (the behaviour
      *     before this rule)
      * @return this builder
-     * @since 0.2.0
      */
     public Builder readyFirst(boolean readyFirst) {
       this.readyFirst = readyFirst;
@@ -442,7 +439,6 @@ public final class KubernetesCollectorSource implements AutoCloseable {
      *
      * @param fromMemoryRequest true to weigh pods by their memory request
      * @return this builder
-     * @since 0.2.0
      */
     public Builder capacityFromMemoryRequest(boolean fromMemoryRequest) {
       this.capacityFromMemoryRequest = fromMemoryRequest;

@@ -44,8 +44,6 @@ import org.slf4j.LoggerFactory;
  * <h2>Thread-safety and lifecycle</h2>
  * All public methods are thread-safe and none blocks except {@link #close()} (at most five seconds,
  * for a delivery in progress). The client is the caller's: it is never closed here.
- *
- * @since 0.2.0
  */
 public final class KubernetesNodeZones implements AutoCloseable {
   /** The well-known zone label of a Node: {@value}. */
@@ -251,8 +249,6 @@ public final class KubernetesNodeZones implements AutoCloseable {
   /**
    * Builds a {@link KubernetesNodeZones}. Not thread-safe; nothing but {@link #build()} has an
    * effect outside the builder.
-   *
-   * @since 0.2.0
    */
   public static final class Builder {
     private KubernetesClient client;

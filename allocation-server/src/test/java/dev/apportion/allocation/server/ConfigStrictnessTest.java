@@ -16,7 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The config is as strict as documented (issue 25, items 9 and 10). */
+/** The config is as strict as documented. */
 class ConfigStrictnessTest {
   @TempDir Path dir;
 

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The target feed survives anything a source does (issue 25, items 1, 2, 3, 8, 11 and the source
- * side of 7): each test fails on the code before the fix.
+ * The target feed survives anything a source does: errors, slowness, huge or malformed answers,
+ * credentials that must not be shown.
  */
 class FeedResilienceTest {
   @TempDir Path dir;

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The HTTP engine under slow, idle and odd clients (issue 25, items 4 and 13). */
+/** The HTTP engine under slow, idle and odd clients. */
 class HttpEngineTest {
   private AllocationServer server;
   private final List<Socket> sockets = new ArrayList<>();

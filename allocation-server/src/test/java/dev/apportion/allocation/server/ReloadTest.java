@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Reload on POST /-/reload and SIGHUP (issue 25, item 12). */
+/** Reload on POST /-/reload and SIGHUP. */
 class ReloadTest {
   @TempDir Path dir;
 

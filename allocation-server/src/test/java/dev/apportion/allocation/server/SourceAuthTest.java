@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Sources' basic_auth and authorization options, never shown (issue 25, item 7). */
+/** Sources' basic_auth and authorization options, never shown. */
 class SourceAuthTest {
   @TempDir Path dir;
 

@@ -127,7 +127,7 @@ class TargetSourcesTest {
   }
 
   /**
-   * Issue 23: a source reads through a target interner, so an unchanged target of the answer comes
+   * A source reads through a target interner, so an unchanged target of the answer comes
    * back as the same instance (which the allocator recognises at once), a changed one is new.
    */
   @Test

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * HTTPS from the exporter toolkit's web config file, client certificates, certificate reload
- * (issue 25, item 7 and "TLS and client authentication"). Certificates are made with the JDK's
+ * HTTPS from the exporter toolkit's web config file, client certificates, certificate reload.
+ * Certificates are made with the JDK's
  * keytool; the PEM files the service reads are written from its PKCS#12 output.
  */
 class TlsTest {

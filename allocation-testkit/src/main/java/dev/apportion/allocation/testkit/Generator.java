@@ -134,7 +134,6 @@ public final class Generator {
    *
    * @param enabled true for costs and capacities
    * @return a new generator
-   * @since 0.2.0
    */
   public Generator costs(boolean enabled) {
     return new Generator(maxNodes, maxTargets, maxSteps, nodeChurn, enabled);
