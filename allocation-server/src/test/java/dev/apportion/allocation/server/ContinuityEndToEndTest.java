@@ -3,7 +3,6 @@ package dev.apportion.allocation.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.apportion.allocation.Allocation;
@@ -706,21 +705,7 @@ class ContinuityEndToEndTest {
   }
 
   static String binary(String name, boolean required) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
-      Path p = Path.of(d.isEmpty() ? "." : d, name);
-      if (Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    String message =
-        "the " + name + " binary is not on PATH: install the Debian package (.ci/run does it) to"
-            + " run the continuity test";
-    if (System.getenv("CI") != null) {
-      fail(message);
-    }
-    if (required) {
-      assumeTrue(false, message);
-    }
-    return null;
+    String hint = "install the Debian package (.ci/run does it) to run the continuity test";
+    return required ? ExternalBinaries.require(name, hint) : ExternalBinaries.optional(name, hint);
   }
 }

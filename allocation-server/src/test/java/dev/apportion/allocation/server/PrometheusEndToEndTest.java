@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
@@ -423,20 +422,10 @@ class PrometheusEndToEndTest {
   }
 
   static String prometheusBinary() {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
-      Path p = Path.of(d.isEmpty() ? "." : d, "prometheus");
-      if (Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    String message =
-        "the prometheus binary is not on PATH: install the Debian package (apt-get install -y"
-            + " prometheus; .ci/run does it) to run the end-to-end test with real Prometheus";
-    if (System.getenv("CI") != null) {
-      fail(message);
-    }
-    assumeTrue(false, message);
-    return null;
+    return ExternalBinaries.require(
+        "prometheus",
+        "install the Debian package (apt-get install -y prometheus; .ci/run does it) to run the"
+            + " end-to-end test with real Prometheus");
   }
 
   /**

@@ -3,8 +3,6 @@ package dev.apportion.allocation.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.apportion.allocation.Target;
 import java.io.File;
@@ -74,20 +72,10 @@ class StatusPageBrowserTest {
 
   /** The executable on PATH; fails under CI and skips elsewhere when it is missing. */
   static String binary(String name) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":", -1)) {
-      Path p = Path.of(d.isEmpty() ? "." : d, name);
-      if (Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    String message =
-        "the " + name + " binary is not on PATH: install the Debian packages (apt-get install -y"
-            + " chromium chromium-driver; .ci/run does it) to run the operator page's browser test";
-    if (System.getenv("CI") != null) {
-      fail(message);
-    }
-    assumeTrue(false, message);
-    return null;
+    return ExternalBinaries.require(
+        name,
+        "install the Debian packages (apt-get install -y chromium chromium-driver; .ci/run does it)"
+            + " to run the operator page's browser test");
   }
 
   private void shot(String name) throws Exception {
