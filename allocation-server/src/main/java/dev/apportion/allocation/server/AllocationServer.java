@@ -397,7 +397,20 @@ public final class AllocationServer implements AutoCloseable {
     boolean head = "HEAD".equals(request.getMethod());
     if (reply.stream != null && !head) {
       try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
-        reply.stream.writeTo(out);
+        // The server ends the answer, not the writer: a writer that closes its stream (a JSON
+        // generator does) and writes on would fail the answer and cost the client its connection.
+        reply.stream.writeTo(
+            new java.io.FilterOutputStream(out) {
+              @Override
+              public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+              }
+
+              @Override
+              public void close() throws IOException {
+                out.flush();
+              }
+            });
       } catch (IOException | RuntimeException e) {
         callback.failed(e); // the status is sent: the client sees a cut answer
         return;

@@ -540,6 +540,71 @@ class StatusPageTest {
   }
 
   @Test
+  void aStreamedAnswerEndsWithItsNewlineAndKeepsTheConnectionOpen() throws Exception {
+    Allocator a = allocator(Allocators.CONSISTENT_HASHING);
+    a.setCollectors(List.of(Collector.of("only")));
+    a.setTargets(List.of(Target.of("j", "t:1", Map.of())));
+    try (AllocationServer server = AllocationServer.builder(a).build().start();
+        java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), server.port())) {
+      socket.setSoTimeout(10_000);
+      java.io.InputStream in = socket.getInputStream();
+      java.io.OutputStream out = socket.getOutputStream();
+      // Three answers on one connection: a streamed one can be followed by any other.
+      for (String path : List.of("/api/v1/status", "/api/v1/status/collectors/only", "/ui")) {
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        String answer = readAnswer(in);
+        assertTrue(answer.startsWith("HTTP/1.1 200 "), path + ": " + answer);
+        assertFalse(answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), path + ": " + answer);
+        if (path.startsWith("/api")) {
+          assertTrue(answer.endsWith("}\n"), path + " ends with its newline: " + answer);
+        }
+      }
+    }
+  }
+
+  /** Reads one HTTP/1.1 answer (chunked or with a length) and returns its head and decoded body. */
+  private static String readAnswer(java.io.InputStream in) throws IOException {
+    String head = line(in);
+    StringBuilder headers = new StringBuilder(head).append('\n');
+    long length = -1;
+    boolean chunked = false;
+    for (String h = line(in); !h.isEmpty(); h = line(in)) {
+      headers.append(h).append('\n');
+      String lower = h.toLowerCase(java.util.Locale.ROOT);
+      if (lower.startsWith("content-length:")) {
+        length = Long.parseLong(lower.substring(15).trim());
+      } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
+        chunked = true;
+      }
+    }
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    if (chunked) {
+      for (int size = Integer.parseInt(line(in).trim(), 16); size > 0; size = Integer.parseInt(line(in).trim(), 16)) {
+        body.write(in.readNBytes(size));
+        line(in); // the CRLF after the chunk
+      }
+      line(in); // the empty trailer
+    } else {
+      body.write(in.readNBytes((int) length));
+    }
+    return headers + "\n" + body.toString(StandardCharsets.UTF_8);
+  }
+
+  private static String line(java.io.InputStream in) throws IOException {
+    StringBuilder b = new StringBuilder();
+    for (int c = in.read(); c != '\n'; c = in.read()) {
+      if (c < 0) {
+        throw new IOException("the server closed the connection after: " + b);
+      }
+      if (c != '\r') {
+        b.append((char) c);
+      }
+    }
+    return b.toString();
+  }
+
+  @Test
   void theCollectorsJsonIsStreamedNotBuffered() throws Exception {
     Allocator a = allocator(Allocators.CONSISTENT_HASHING);
     a.setCollectors(List.of(Collector.of("only")));
