@@ -11,14 +11,22 @@ import java.util.Set;
  *
  * <h2>Unassigned targets</h2>
  * {@link #unassigned()} holds the targets that are known but placed nowhere. A target is
- * unassigned for one of two reasons only:
+ * unassigned for one of these reasons only:
  * <ol>
  *   <li>no collector has been set yet (the allocator has never seen a non-empty collector set);
  *   <li>the {@code per-node} strategy runs without a fallback and the target has no node, or no
  *       collector runs on its node;
  *   <li>a per-collector limit is set ({@code maxTargetsPerCollector}, {@code maxCostPerCollector})
- *       and the target fits on no collector.
+ *       and the target fits on no collector;
+ *   <li>{@linkplain Allocators.Builder#replicas replicas} are asked for and the target has fewer
+ *       than {@link #replicas()} owners (fewer collectors than replicas, or limits):
+ *       {@link #ownersOf} says which it has.
  * </ol>
+ *
+ * <h2>Replicas</h2>
+ * With {@link #replicas()} k &gt; 1 each target has up to k owners. {@link #collectorOf} is the
+ * primary, {@link #ownersOf} lists them all, and {@link #targetsFor}, {@link #jobsFor},
+ * {@link #targetCount} and {@link #costOf} count every replica a collector holds.
  *
  * @since 0.1.0
  */
@@ -49,7 +57,34 @@ public interface Allocation {
   Optional<String> collectorOf(Target target);
 
   /**
-   * The known targets that are assigned to no collector (see the class documentation for why).
+   * Every collector that holds {@code target}: its primary ({@link #collectorOf}) first, then its
+   * further replicas in the order they were placed. Looks up as {@link #collectorOf} does.
+   *
+   * <p>The default implementation answers {@link #collectorOf} as a list, for allocators with one
+   * replica.
+   *
+   * @param target a target
+   * @return an unmodifiable list of distinct names, at most {@link #replicas()} long; empty when
+   *     the target is unknown or unassigned
+   * @throws NullPointerException if {@code target} is null
+   */
+  default List<String> ownersOf(Target target) {
+    return collectorOf(target).map(List::of).orElse(List.of());
+  }
+
+  /**
+   * How many collectors each target is placed on when there are enough of them: the allocator's
+   * {@linkplain Allocators.Builder#replicas replicas}. Cost: constant.
+   *
+   * @return 1 (the default) or more
+   */
+  default int replicas() {
+    return 1;
+  }
+
+  /**
+   * The known targets that are assigned to no collector, or with replicas to fewer than
+   * {@link #replicas()} (see the class documentation for why).
    *
    * @return an unmodifiable set, in identity-hash order
    */

@@ -154,6 +154,7 @@ public final class Allocators {
     private double maxSkew = Double.NaN;
     private int maxTargetsPerCollector;
     private long maxCostPerCollector;
+    private int replicas = 1;
 
     private Builder(AllocationStrategyProvider provider,
         SortedMap<String, AllocationStrategyProvider> providers) {
@@ -323,6 +324,37 @@ public final class Allocators {
     }
 
     /**
+     * Places every target on {@code k} distinct collectors (1, the default, places it once). The
+     * first is its primary, placed exactly as with one replica; each further replica is placed
+     * by the strategy as a target of its own (for {@code per-node}: by its fallback, preferring
+     * the target's zone), on a collector that holds no other replica of the target, on another
+     * node whenever another node has a collector, and (but for {@code per-node}) in another zone
+     * whenever another zone has one. Balance, the load factor, capacities and the per-collector
+     * limits count every replica; a collector change moves only the replicas it must. A target
+     * with fewer than {@code k} owners (fewer than {@code k} collectors, or limits) is in
+     * {@link Allocation#unassigned()}; {@link Allocation#ownersOf} says which it has. Every
+     * replica is scraped: deduplicate downstream (see {@code docs/replication.md}).
+     *
+     * @param k the number of collectors that hold each target, 1 to
+     *     {@value dev.apportion.allocation.spi.AllocatorSpec#MAX_REPLICAS}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code k} is out of range, or this strategy cannot
+     *     place replicas and {@code k} &gt; 1
+     */
+    public Builder replicas(int k) {
+      if (k < 1 || k > AllocatorSpec.MAX_REPLICAS) {
+        throw new IllegalArgumentException(
+            "replicas must be between 1 and " + AllocatorSpec.MAX_REPLICAS + ": " + k);
+      }
+      if (k > 1 && !provider.supportsReplicas()) {
+        throw new IllegalArgumentException(
+            "strategy '" + provider.name() + "' cannot place replicas");
+      }
+      this.replicas = k;
+      return this;
+    }
+
+    /**
      * The same as {@code partitionBy(Allocators.ZONE)}: prefer a collector in the target's zone.
      *
      * @return this builder
@@ -401,6 +433,7 @@ public final class Allocators {
           .maxSkew(maxSkew)
           .maxTargetsPerCollector(maxTargetsPerCollector)
           .maxCostPerCollector(maxCostPerCollector)
+          .replicas(replicas)
           .build());
     }
 

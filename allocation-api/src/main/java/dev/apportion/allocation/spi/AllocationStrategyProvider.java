@@ -44,6 +44,17 @@ public interface AllocationStrategyProvider {
   }
 
   /**
+   * Whether this strategy can place each target on several collectors (see {@link
+   * AllocatorSpec#replicas()}). When false, asking for more than one replica is an error the
+   * factory reports, and {@link #create} is only given specs with one replica.
+   *
+   * @return true when {@link AllocatorSpec#replicas()} is used
+   */
+  default boolean supportsReplicas() {
+    return false;
+  }
+
+  /**
    * A new allocator.
    *
    * @param spec what the user asked for; the factory has already checked that its strategy is

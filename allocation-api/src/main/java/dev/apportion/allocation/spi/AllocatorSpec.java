@@ -49,6 +49,10 @@ public final class AllocatorSpec {
   private final double maxSkew;
   private final int maxTargetsPerCollector;
   private final long maxCostPerCollector;
+  private final int replicas;
+
+  /** The most replicas a spec accepts: {@link #replicas()}. */
+  public static final int MAX_REPLICAS = 8;
 
   /** The share of moved targets above which a change is logged as a warning, by default. */
   public static final double DEFAULT_MOVED_SHARE_WARNING = 0.5;
@@ -85,11 +89,16 @@ public final class AllocatorSpec {
         .partitioningDisabled(partitioningDisabled)
         .maxSkew(maxSkew)
         .maxTargetsPerCollector(maxTargetsPerCollector)
-        .maxCostPerCollector(maxCostPerCollector);
+        .maxCostPerCollector(maxCostPerCollector)
+        .replicas(replicas);
   }
 
   private AllocatorSpec(Builder b) {
     this.strategy = b.strategy;
+    if (b.replicas < 1 || b.replicas > MAX_REPLICAS) {
+      throw new IllegalArgumentException(
+          "replicas must be between 1 and " + MAX_REPLICAS + ": " + b.replicas);
+    }
     if (b.maxTargetsPerCollector < 0 || b.maxCostPerCollector < 0) {
       throw new IllegalArgumentException("per-collector limits must be positive, or 0 for none: "
           + b.maxTargetsPerCollector + ", " + b.maxCostPerCollector);
@@ -135,6 +144,7 @@ public final class AllocatorSpec {
     this.maxSkew = b.maxSkew;
     this.maxTargetsPerCollector = b.maxTargetsPerCollector;
     this.maxCostPerCollector = b.maxCostPerCollector;
+    this.replicas = b.replicas;
   }
 
   /**
@@ -410,6 +420,18 @@ public final class AllocatorSpec {
   }
 
   /**
+   * How many distinct collectors hold each target: 1 (the default) places every target once; k
+   * places it on k collectors, the first of them its primary. A provider that does not
+   * {@linkplain AllocationStrategyProvider#supportsReplicas() support replicas} is only ever
+   * given 1.
+   *
+   * @return a number from 1 to {@link #MAX_REPLICAS}
+   */
+  public int replicas() {
+    return replicas;
+  }
+
+  /**
    * The listeners to notify after each change, in registration order.
    *
    * @return an unmodifiable list
@@ -441,6 +463,7 @@ public final class AllocatorSpec {
     private double maxSkew = Double.NaN;
     private int maxTargetsPerCollector;
     private long maxCostPerCollector;
+    private int replicas = 1;
 
     private Builder(String strategy) {
       this.strategy = Objects.requireNonNull(strategy, "strategy must not be null");
@@ -571,6 +594,17 @@ public final class AllocatorSpec {
      */
     public Builder maxCostPerCollector(long max) {
       this.maxCostPerCollector = max;
+      return this;
+    }
+
+    /**
+     * Sets {@link AllocatorSpec#replicas()}, checked by {@link #build()}.
+     *
+     * @param k how many collectors hold each target, 1 to {@link #MAX_REPLICAS}
+     * @return this builder
+     */
+    public Builder replicas(int k) {
+      this.replicas = k;
       return this;
     }
 

@@ -10,9 +10,12 @@ import dev.apportion.allocation.internal.leastweighted.LeastWeightedPlacer;
 import dev.apportion.allocation.internal.partition.PartitionKey;
 import dev.apportion.allocation.internal.partition.PartitionedPlacer;
 import dev.apportion.allocation.internal.pernode.PerNodePlacer;
+import dev.apportion.allocation.internal.replica.ReplicaRule;
+import dev.apportion.allocation.internal.replica.ReplicatedAllocator;
 import dev.apportion.allocation.internal.rendezvous.RendezvousPlacer;
 import dev.apportion.allocation.spi.AllocationStrategyProvider;
 import dev.apportion.allocation.spi.AllocatorSpec;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /** The built-in strategies' providers, registered with {@link java.util.ServiceLoader}. */
@@ -31,6 +34,20 @@ public final class Providers {
   static Allocator engine(AllocatorSpec spec, Placer placer, NodeZones zones) {
     return new Engine(spec.strategy(), placer, spec.listeners(), spec.movedShareWarning(), zones,
         spec.maxTargetsPerCollector().orElse(0), spec.maxCostPerCollector().orElse(0L));
+  }
+
+  /**
+   * The allocator of {@code spec}: {@code one} builds it for one replica; for more, each rank's
+   * allocator is built by {@code one} (rank 0) or {@code further} (the others) and the ranks are
+   * combined by a {@link ReplicatedAllocator}.
+   */
+  static Allocator replicated(AllocatorSpec spec, ReplicaRule rule,
+      Function<AllocatorSpec, Allocator> one, Function<AllocatorSpec, Allocator> further) {
+    if (spec.replicas() == 1) {
+      return one.apply(spec);
+    }
+    return new ReplicatedAllocator(spec, rule,
+        (rankSpec, rank) -> rank == 0 ? one.apply(rankSpec) : further.apply(rankSpec));
   }
 
   /**
@@ -88,7 +105,17 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsReplicas() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
+      return replicated(spec, ReplicaRule.DISTINCT, ConsistentHashing::one,
+          ConsistentHashing::one);
+    }
+
+    private static Allocator one(AllocatorSpec spec) {
       double loadFactor = spec.loadFactor();
       double costLoadFactor = spec.costLoadFactor();
       return allocator(spec, () -> new ConsistentHashingPlacer(loadFactor, costLoadFactor,
@@ -112,8 +139,14 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsReplicas() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
-      return allocator(spec, RendezvousPlacer::new);
+      Function<AllocatorSpec, Allocator> one = s -> allocator(s, RendezvousPlacer::new);
+      return replicated(spec, ReplicaRule.DISTINCT, one, one);
     }
   }
 
@@ -133,8 +166,14 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsReplicas() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
-      return allocator(spec, LeastWeightedPlacer::new);
+      Function<AllocatorSpec, Allocator> one = s -> allocator(s, LeastWeightedPlacer::new);
+      return replicated(spec, ReplicaRule.DISTINCT, one, one);
     }
   }
 
@@ -162,7 +201,34 @@ public final class Providers {
     }
 
     @Override
+    public boolean supportsReplicas() {
+      return true;
+    }
+
+    @Override
     public Allocator create(AllocatorSpec spec) {
+      return replicated(spec, ReplicaRule.TARGET_ZONE, PerNode::one,
+          PerNode::furtherReplica);
+    }
+
+    /**
+     * A further replica's allocator: per-node's fallback (consistent-hashing when it has none),
+     * zone-aware unless partitioning is off, so that the replica stays in the target's zone.
+     */
+    private static Allocator furtherReplica(AllocatorSpec spec) {
+      String name = spec.fallbackDisabled()
+          ? Allocators.DEFAULT_STRATEGY
+          : spec.fallback().orElse(Allocators.DEFAULT_STRATEGY);
+      Supplier<Placer> fallback = fallbackPlacer(name, spec);
+      NodeZones zones = new NodeZones();
+      if (spec.partitioningDisabled()) {
+        return engine(spec, fallback.get(), zones);
+      }
+      String key = spec.partitionKey().orElse(Allocators.ZONE);
+      return engine(spec, partitioned(spec, key, fallback, zones), zones);
+    }
+
+    private static Allocator one(AllocatorSpec spec) {
       NodeZones zones = new NodeZones();
       if (spec.fallbackDisabled()) {
         if (spec.partitionKey().isPresent() || spec.maxSkew().isPresent()) {

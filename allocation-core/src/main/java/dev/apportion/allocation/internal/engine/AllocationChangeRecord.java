@@ -6,7 +6,18 @@ import dev.apportion.allocation.Move;
 import dev.apportion.allocation.Target;
 import java.util.List;
 
-/** The {@link AllocationChange} the engine hands to listeners: the allocation's change. */
-record AllocationChangeRecord(Cause cause, String strategy, Allocation before, Allocation after,
+/**
+ * The {@link AllocationChange} the engine hands to listeners: the allocation's change.
+ *
+ * @param cause the call that caused it
+ * @param strategy the strategy's name
+ * @param before the snapshot before
+ * @param after the snapshot after
+ * @param moves every placement that changed
+ * @param relabeled targets that kept their collector with new labels
+ * @param reassigned moves from one collector to another
+ * @param durationNanos how long the change took
+ */
+public record AllocationChangeRecord(Cause cause, String strategy, Allocation before, Allocation after,
     List<Move> moves, List<Target> relabeled, int reassigned, long durationNanos)
     implements AllocationChange {}

@@ -10,20 +10,20 @@ import java.util.List;
  * heard (the first, with the rest suppressed in it). Only an {@link OutOfMemoryError} or an
  * internal error stops the round at once: the JVM may be in no state to run more code.
  */
-final class Listeners {
+public final class Listeners {
   private final List<AllocationListener> listeners;
 
-  Listeners(List<AllocationListener> listeners) {
+  public Listeners(List<AllocationListener> listeners) {
     this.listeners = List.copyOf(listeners);
   }
 
   /** Whether there is none (then nobody needs moves built). */
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return listeners.isEmpty();
   }
 
   /** Tells every listener of {@code change}; called on the writer thread, under its lock. */
-  void tell(AllocationChange change) {
+  public void tell(AllocationChange change) {
     Throwable failure = null;
     for (AllocationListener l : listeners) {
       try {

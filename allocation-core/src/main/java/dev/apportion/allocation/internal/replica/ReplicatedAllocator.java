@@ -1,0 +1,380 @@
+package dev.apportion.allocation.internal.replica;
+
+import dev.apportion.allocation.Allocation;
+import dev.apportion.allocation.AllocationChange;
+import dev.apportion.allocation.AllocationListener;
+import dev.apportion.allocation.Allocator;
+import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.Move;
+import dev.apportion.allocation.Target;
+import dev.apportion.allocation.internal.engine.AllocationChangeRecord;
+import dev.apportion.allocation.internal.engine.Listeners;
+import dev.apportion.allocation.spi.AllocatorSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
+
+/**
+ * An allocator that places every target on k distinct collectors.
+ *
+ * <p><b>Design.</b> Rank 0 is the strategy's own allocator, fed the targets as given: a target's
+ * primary is exactly where one replica would put it. Rank r &ge; 1 is an allocator of its own
+ * (for per-node, of its fallback, zone-aware), fed each target as a copy that carries the label
+ * {@value #REPLICA_LABEL}{@code ="r"}: a different identity, hence an independent, balanced,
+ * minimally-moving placement. Each rank's choice for replica r of a target then stands or not
+ * ({@link ReplicaPlacement}): it stands on a collector that holds no earlier replica of the target
+ * and is in the best tier on offer (another node, another zone); the few that do not stand go to
+ * the best collector of that tier by weighted rendezvous, under the load cap. Every rank's
+ * allocator is history-independent and so is that rule, so the owners are a function of the
+ * targets and the collectors: replicas of the server agree.
+ *
+ * <p>The ranks' allocators report what moved (their listeners), so a change costs each rank's
+ * change plus one pass over the owners (a few array reads per target) and the moves; the ranks'
+ * copies of the targets are kept from call to call and made only for new or relabeled targets.
+ *
+ * <p>Thread-safety as {@link Allocator} says: writers serialized by a lock, readers read the last
+ * published snapshot.
+ */
+public final class ReplicatedAllocator implements Allocator {
+  /** The label that makes replica r of a target a target of its own for rank r's allocator. */
+  public static final String REPLICA_LABEL = "__replica__";
+
+  private final String strategy;
+  private final int k;
+  private final Allocator[] ranks;
+  private final Heard[] heard;
+  private final Listeners listeners;
+  private final ReplicaPlacement placement;
+  private final ReentrantLock lock = new ReentrantLock();
+
+  // The writer's state, guarded by lock.
+  private Target[] targets = new Target[0];
+  private Map<Target, Integer> index = Map.of();
+  /** Each rank's copies of the targets, by index (rank 0: the targets themselves). */
+  private Target[][] copies;
+  private List<Map<Target, Integer>> copyIndex;
+  /** Each rank's own choice for each target: a collector id in {@link #topology}, or -1. */
+  private int[][] choice;
+  private Topology topology = Topology.EMPTY;
+  private List<Collector> collectors = List.of();
+  private Map<String, String> zoneByNode = Map.of();
+  private volatile ReplicatedSnapshot published;
+
+  /**
+   * A replicated allocator.
+   *
+   * @param spec the user's spec: its strategy, replicas, load factor, limit and listeners
+   * @param rule where further replicas prefer to go
+   * @param rank builds rank r's allocator from a spec of one replica that carries the listener
+   *     the replicated allocator hears it through
+   */
+  public ReplicatedAllocator(AllocatorSpec spec, ReplicaRule rule,
+      BiFunction<AllocatorSpec, Integer, Allocator> rank) {
+    this.strategy = spec.strategy();
+    this.k = spec.replicas();
+    this.ranks = new Allocator[k];
+    this.heard = new Heard[k];
+    int share = spec.maxTargetsPerCollector().orElse(0) / k;
+    if (spec.maxTargetsPerCollector().isPresent() && share == 0) {
+      throw new IllegalArgumentException("maxTargetsPerCollector must be at least the replicas ("
+          + k + "): " + spec.maxTargetsPerCollector().getAsInt());
+    }
+    for (int r = 0; r < k; r++) {
+      heard[r] = new Heard();
+      AllocatorSpec.Builder b = spec.toBuilder().replicas(1).listeners(List.of(heard[r]));
+      if (share > 0) {
+        // Each rank holds at most its share of the limit, so that every replica counts.
+        b.maxTargetsPerCollector(share);
+      }
+      if (r > 0) {
+        b.movedShareWarning(1.0); // the primary's warning is the one a user reads
+      }
+      ranks[r] = rank.apply(b.build(), r);
+    }
+    this.listeners = new Listeners(spec.listeners());
+    this.placement = new ReplicaPlacement(k, rule, spec.loadFactor(),
+        spec.maxTargetsPerCollector().orElse(0));
+    this.copies = new Target[k][0];
+    this.copyIndex = new ArrayList<>();
+    for (int r = 0; r < k; r++) {
+      copyIndex.add(Map.of());
+    }
+    this.choice = new int[k][0];
+    this.published = snapshotOf(new int[k][0], new int[0], new long[0]);
+  }
+
+  /** What one rank's allocator told its listener during the current call. */
+  private static final class Heard implements AllocationListener {
+    final List<Move> moves = new ArrayList<>();
+    final List<Target> relabeled = new ArrayList<>();
+
+    @Override
+    public void onChange(AllocationChange change) {
+      moves.addAll(change.moves());
+      relabeled.addAll(change.relabeled());
+    }
+
+    void clear() {
+      moves.clear();
+      relabeled.clear();
+    }
+  }
+
+  /** Replica {@code r}'s copy of {@code t}: the same target with {@value #REPLICA_LABEL}. */
+  static Target copyOf(Target t, int r) {
+    Map<String, String> labels = new HashMap<>(t.labels());
+    labels.put(REPLICA_LABEL, Integer.toString(r));
+    Target copy = Target.of(t.job(), t.address(), labels);
+    return t.cost() == copy.cost() ? copy : copy.withCost(t.cost());
+  }
+
+  @Override
+  public void setTargets(Collection<Target> given) {
+    Objects.requireNonNull(given, "targets");
+    List<Target> list = new ArrayList<>(given.size());
+    for (Target t : given) {
+      list.add(Objects.requireNonNull(t, "targets must not contain null"));
+    }
+    writing();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      ReplicatedSnapshot before = published;
+      // Duplicates by identity collapse to the last one given.
+      Map<Target, Integer> newIndex = new HashMap<>(list.size() * 2);
+      List<Target> unique = new ArrayList<>(list.size());
+      for (Target t : list) {
+        Integer at = newIndex.putIfAbsent(t, unique.size());
+        if (at == null) {
+          unique.add(t);
+        } else {
+          unique.set(at, t);
+        }
+      }
+      int n = unique.size();
+      Target[] newTargets = unique.toArray(new Target[0]);
+      int[] fromOld = new int[n];
+      for (int i = 0; i < n; i++) {
+        Integer old = index.get(newTargets[i]);
+        fromOld[i] = old == null ? -1 : old;
+      }
+      Target[][] newCopies = new Target[k][];
+      List<Map<Target, Integer>> newCopyIndex = new ArrayList<>(k);
+      newCopies[0] = newTargets;
+      newCopyIndex.add(newIndex);
+      for (int r = 1; r < k; r++) {
+        Target[] c = new Target[n];
+        Map<Target, Integer> ci = new HashMap<>(n * 2);
+        for (int i = 0; i < n; i++) {
+          int old = fromOld[i];
+          Target t = newTargets[i];
+          boolean same = old >= 0 && targets[old].sameLabels(t) && targets[old].cost() == t.cost();
+          c[i] = same ? copies[r][old] : copyOf(t, r);
+          ci.put(c[i], i);
+        }
+        newCopies[r] = c;
+        newCopyIndex.add(ci);
+      }
+      List<Target> relabeled = new ArrayList<>();
+      int[][] newChoice = new int[k][n];
+      for (int r = 0; r < k; r++) {
+        heard[r].clear();
+        ranks[r].setTargets(Arrays.asList(newCopies[r]));
+        for (int i = 0; i < n; i++) {
+          newChoice[r][i] = fromOld[i] < 0 ? -1 : choice[r][fromOld[i]];
+        }
+        apply(heard[r].moves, newCopyIndex.get(r), newChoice[r]);
+        if (r == 0) {
+          relabeled.addAll(heard[0].relabeled);
+        }
+      }
+      Target[] oldTargets = targets;
+      targets = newTargets;
+      index = newIndex;
+      copies = newCopies;
+      copyIndex = newCopyIndex;
+      choice = newChoice;
+      settle(AllocationChange.Cause.SET_TARGETS, before, oldTargets, fromOld, relabeled, start);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void setCollectors(Collection<Collector> given) {
+    Objects.requireNonNull(given, "collectors");
+    TreeMap<String, Collector> byName = new TreeMap<>();
+    for (Collector c : given) {
+      Objects.requireNonNull(c, "collectors must not contain null");
+      if (byName.put(c.name(), c) != null) {
+        throw new IllegalArgumentException("two collectors are named '" + c.name() + "'");
+      }
+    }
+    writing();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      ReplicatedSnapshot before = published;
+      if (!byName.isEmpty()) {
+        // An empty set is a blip: the ranks keep their last set, and so does the topology.
+        collectors = List.copyOf(byName.values());
+        renumber(new Topology(collectors, zoneByNode));
+      }
+      for (int r = 0; r < k; r++) {
+        heard[r].clear();
+        ranks[r].setCollectors(given);
+        apply(heard[r].moves, copyIndex.get(r), choice[r]);
+      }
+      settle(AllocationChange.Cause.SET_COLLECTORS, before, targets, null, List.of(), start);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void setNodeZones(Map<String, String> given) {
+    Objects.requireNonNull(given, "zoneByNode");
+    given.forEach((node, zone) -> {
+      Objects.requireNonNull(node, "zoneByNode must not contain a null node");
+      Objects.requireNonNull(zone, "zoneByNode must not contain a null zone");
+    });
+    writing();
+    lock.lock();
+    try {
+      long start = System.nanoTime();
+      ReplicatedSnapshot before = published;
+      zoneByNode = Map.copyOf(given);
+      renumber(new Topology(collectors, zoneByNode));
+      for (int r = 0; r < k; r++) {
+        heard[r].clear();
+        ranks[r].setNodeZones(given);
+        apply(heard[r].moves, copyIndex.get(r), choice[r]);
+      }
+      settle(AllocationChange.Cause.SET_COLLECTORS, before, targets, null, List.of(), start);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Moves the ranks' choices from the old collector ids to {@code next}'s. */
+  private void renumber(Topology next) {
+    int[] map = new int[topology.size()];
+    for (int c = 0; c < map.length; c++) {
+      map[c] = next.id(topology.name(c));
+    }
+    for (int[] ids : choice) {
+      for (int i = 0; i < ids.length; i++) {
+        if (ids[i] >= 0) {
+          ids[i] = map[ids[i]];
+        }
+      }
+    }
+    topology = next;
+  }
+
+  /** Applies one rank's moves to its choices; {@code byCopy} finds a copy's index. */
+  private void apply(List<Move> moves, Map<Target, Integer> byCopy, int[] ids) {
+    for (Move m : moves) {
+      Integer i = byCopy.get(m.target());
+      if (i != null) {
+        ids[i] = topology.id(m.to().orElse(null));
+      }
+    }
+  }
+
+  /**
+   * Decides the owners, publishes the snapshot and tells the listeners what moved, replica by
+   * replica. {@code fromOld} maps each target to its index before the call ({@code null}: the
+   * same targets).
+   */
+  private void settle(AllocationChange.Cause cause, ReplicatedSnapshot before, Target[] oldTargets,
+      int[] fromOld, List<Target> relabeled, long start) {
+    ReplicaPlacement.Result result = placement.place(targets, choice, topology);
+    ReplicatedSnapshot after = snapshotOf(result.owners, result.counts, result.costs);
+    published = after;
+    if (listeners.isEmpty()) {
+      return;
+    }
+    List<Move> moves = new ArrayList<>();
+    int reassigned = 0;
+    Set<Integer> kept = fromOld == null ? null : new HashSet<>();
+    for (int i = 0; i < targets.length; i++) {
+      int old = fromOld == null ? i : fromOld[i];
+      if (kept != null && old >= 0) {
+        kept.add(old);
+      }
+      for (int r = 0; r < k; r++) {
+        String from = old < 0 ? null : nameIn(before, r, old);
+        String to = nameIn(after, r, i);
+        if (!Objects.equals(from, to)) {
+          moves.add(new Move(targets[i], from, to, r));
+          reassigned += from != null && to != null ? 1 : 0;
+        }
+      }
+    }
+    if (kept != null) {
+      for (int old = 0; old < oldTargets.length; old++) {
+        if (!kept.contains(old)) {
+          for (int r = 0; r < k; r++) {
+            String from = nameIn(before, r, old);
+            if (from != null) {
+              moves.add(new Move(oldTargets[old], from, null, r));
+            }
+          }
+        }
+      }
+    }
+    listeners.tell(new AllocationChangeRecord(cause, strategy, before, after, List.copyOf(moves),
+        List.copyOf(relabeled), reassigned, System.nanoTime() - start));
+  }
+
+  private static String nameIn(ReplicatedSnapshot s, int rank, int i) {
+    int c = s.owner(rank, i);
+    return c < 0 ? null : s.topology().name(c);
+  }
+
+  private ReplicatedSnapshot snapshotOf(int[][] owners, int[] counts, long[] costs) {
+    return new ReplicatedSnapshot(ranks[0].snapshot(), k, targets, index, owners, topology, counts,
+        costs);
+  }
+
+  /**
+   * A listener runs while this thread holds the writer lock; a write from it would apply a change
+   * inside another's notification.
+   */
+  private void writing() {
+    if (lock.isHeldByCurrentThread()) {
+      throw new IllegalStateException("an AllocationListener must not call setTargets or "
+          + "setCollectors");
+    }
+  }
+
+  @Override
+  public List<Target> targetsFor(String collector, String job) {
+    return published.targetsFor(collector, job);
+  }
+
+  @Override
+  public Allocation snapshot() {
+    return published;
+  }
+
+  @Override
+  public String strategy() {
+    return strategy;
+  }
+
+  @Override
+  public String toString() {
+    return "ReplicatedAllocator[" + strategy + ", " + k + " replicas]";
+  }
+}
