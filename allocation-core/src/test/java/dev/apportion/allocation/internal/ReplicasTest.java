@@ -236,6 +236,28 @@ class ReplicasTest {
     assertEquals(200, dropped, "100 targets dropped, two replicas each");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"consistent-hashing", "rendezvous", "least-weighted", "per-node"})
+  void aLimitPerCollectorCountsEveryReplica(String strategy) {
+    List<Target> ts = Fixtures.nodeTargets(5, 40);
+    Allocator a = Allocators.builder(strategy).replicas(2).maxTargetsPerCollector(90).build();
+    a.setCollectors(collectors(5));
+    a.setTargets(ts);
+    int held = 0;
+    for (Collector c : a.snapshot().collectors()) {
+      int count = a.snapshot().targetCount(c.name());
+      assertTrue(count <= 90, c.name() + " holds " + count);
+      held += count;
+    }
+    int owners = 0;
+    for (Target t : ts) {
+      owners += a.snapshot().ownersOf(t).size();
+    }
+    assertEquals(owners, held);
+    assertTrue(held >= 400 - 50, "the limit leaves room for most replicas: " + held);
+    assertEquals(ts.size() * 2 - held > 0, !a.snapshot().unassigned().isEmpty());
+  }
+
   @Test
   void aStrategyThatCannotReplicateOrAnOutOfRangeCountIsRefused() {
     assertThrows(IllegalArgumentException.class,

@@ -24,6 +24,7 @@ final class ReplicaPlacement {
   private final ReplicaRule rule;
   private final double loadFactor;
   private final int maxTargets;
+  private final long maxCost;
   /** The best tier on offer, by the owners (and target zone) it depends on; reset per change. */
   private final Map<Long, Integer> bestTiers = new HashMap<>();
 
@@ -34,12 +35,14 @@ final class ReplicaPlacement {
    *     must move skips it
    * @param maxTargets the most targets (all replicas) a collector of capacity 1 may hold; 0 for no
    *     limit
+   * @param maxCost the most cost (all replicas) a collector of capacity 1 may hold; 0 for no limit
    */
-  ReplicaPlacement(int k, ReplicaRule rule, double loadFactor, int maxTargets) {
+  ReplicaPlacement(int k, ReplicaRule rule, double loadFactor, int maxTargets, long maxCost) {
     this.k = k;
     this.rule = rule;
     this.loadFactor = loadFactor;
     this.maxTargets = maxTargets;
+    this.maxCost = maxCost;
   }
 
   /** The owners of every target, by rank, and what each collector holds. */
@@ -103,7 +106,7 @@ final class ReplicaPlacement {
       }
       owners[r] = o;
       for (int i : inIdentityOrder(pending, misses, targets)) {
-        int c = elsewhere(targets[i], i, r, owners, zones, topology, counts, softCap);
+        int c = elsewhere(targets[i], i, r, owners, zones, topology, counts, costs, softCap);
         o[i] = c;
         if (c >= 0) {
           counts[c]++;
@@ -126,10 +129,15 @@ final class ReplicaPlacement {
     return caps;
   }
 
-  private int hardCap(int c, Topology topology) {
-    return maxTargets == 0
-        ? Integer.MAX_VALUE
-        : (int) Math.max(1, Math.floor(maxTargets * topology.capacity(c)));
+  /** Whether {@code c} can take one more replica of cost {@code cost} within the limits. */
+  private boolean withinLimits(int c, long cost, int[] counts, long[] costs, Topology topology) {
+    double capacity = topology.capacity(c);
+    if (maxTargets > 0 && counts[c] >= Math.max(1, (long) Math.floor(maxTargets * capacity))) {
+      return false;
+    }
+    // As the engine's limit: a target costlier than every limit fits only on an empty collector.
+    return maxCost == 0 || counts[c] == 0
+        || costs[c] + cost <= Math.max(1, (long) Math.floor(maxCost * capacity));
   }
 
   private static int[] targetZones(Target[] targets, Topology topology) {
@@ -212,7 +220,7 @@ final class ReplicaPlacement {
    * under its limit; -1 when no collector can take it.
    */
   private int elsewhere(Target target, int i, int r, int[][] owners, int[] zones,
-      Topology topology, int[] counts, int[] softCap) {
+      Topology topology, int[] counts, long[] costs, int[] softCap) {
     int best = bestTier(i, r, owners, zones, topology);
     if (best == 4) {
       return -1;
@@ -224,7 +232,8 @@ final class ReplicaPlacement {
       int underLimit = -1;
       double underLimitScore = 0;
       for (int c = 0; c < topology.size(); c++) {
-        if (counts[c] >= hardCap(c, topology) || tier(c, i, r, owners, zones, topology) != tier) {
+        if (!withinLimits(c, target.cost(), counts, costs, topology)
+            || tier(c, i, r, owners, zones, topology) != tier) {
           continue;
         }
         double s = score(topology, c, key);

@@ -84,16 +84,21 @@ public final class ReplicatedAllocator implements Allocator {
     this.ranks = new Allocator[k];
     this.heard = new Heard[k];
     int share = spec.maxTargetsPerCollector().orElse(0) / k;
-    if (spec.maxTargetsPerCollector().isPresent() && share == 0) {
-      throw new IllegalArgumentException("maxTargetsPerCollector must be at least the replicas ("
-          + k + "): " + spec.maxTargetsPerCollector().getAsInt());
+    long costShare = spec.maxCostPerCollector().orElse(0L) / k;
+    if ((spec.maxTargetsPerCollector().isPresent() && share == 0)
+        || (spec.maxCostPerCollector().isPresent() && costShare == 0)) {
+      throw new IllegalArgumentException("a per-collector limit must be at least the replicas ("
+          + k + "): " + spec.maxTargetsPerCollector() + ", " + spec.maxCostPerCollector());
     }
     for (int r = 0; r < k; r++) {
       heard[r] = new Heard();
       AllocatorSpec.Builder b = spec.toBuilder().replicas(1).listeners(List.of(heard[r]));
+      // Each rank holds at most its share of a limit, so that every replica counts.
       if (share > 0) {
-        // Each rank holds at most its share of the limit, so that every replica counts.
         b.maxTargetsPerCollector(share);
+      }
+      if (costShare > 0) {
+        b.maxCostPerCollector(costShare);
       }
       if (r > 0) {
         b.movedShareWarning(1.0); // the primary's warning is the one a user reads
@@ -102,7 +107,7 @@ public final class ReplicatedAllocator implements Allocator {
     }
     this.listeners = new Listeners(spec.listeners());
     this.placement = new ReplicaPlacement(k, rule, spec.loadFactor(),
-        spec.maxTargetsPerCollector().orElse(0));
+        spec.maxTargetsPerCollector().orElse(0), spec.maxCostPerCollector().orElse(0L));
     this.copies = new Target[k][0];
     this.copyIndex = new ArrayList<>();
     for (int r = 0; r < k; r++) {
