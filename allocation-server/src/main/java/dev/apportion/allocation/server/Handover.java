@@ -31,6 +31,15 @@ import java.util.function.LongSupplier;
  * any more and silent for three of its own refresh intervals. A target that leaves the targets is
  * dropped at once.
  *
+ * <p>With {@linkplain Allocation#replicas() replicas} a target has several owners, and the
+ * bookkeeping is by (target, collector), never by rank: the collectors that lost the target (were
+ * among its owners, are not now) are held until every collector that gained it has picked it up.
+ * A collector that keeps the target under another rank (primary before, second replica now) lost
+ * nothing and is neither held nor waited for, and nobody is ever served a target twice. A target
+ * that loses owners and gains none (fewer collectors than replicas, or fewer replicas after a
+ * reload) releases its holders at once when it keeps an owner, which scrapes it already; with no
+ * owner left they are held until gone, as with one replica.
+ *
  * <p>The served view ({@link #served}) is the snapshot plus the targets held for their previous
  * owners: a superset of the placement, as an {@link Allocation} whose {@code targetsFor} and {@code
  * jobsFor} add the held targets (after the owned ones, in identity-hash order) and whose every other
@@ -83,17 +92,49 @@ final class Handover {
 
   private record Fetch(long at, long gap) {}
 
-  /** A moved target: who owns it now, who still holds it, and when its owner picked it up. */
+  /**
+   * A moved target: who owns it now, who lost it and is still served it, and when each collector
+   * that gained it picked it up.
+   */
   private static final class Hold {
     Target target;
-    String owner;
+    List<String> owners = List.of();
+    /** Former owners served it until every gainer has picked it up; never one of the owners. */
     final Set<String> holders = new TreeSet<>();
-    long generation;
-    long fetchedAt = NONE;
-    long releaseAt = Long.MAX_VALUE;
+    /** Owners that gained it while it was handed over, each with its pick-up; a subset of owners. */
+    final SortedMap<String, Pickup> gainers = new TreeMap<>();
 
     Hold(Target target) {
       this.target = target;
+    }
+
+    /**
+     * When the holders are released: once every gainer's hold has passed; at once with no gainer
+     * and an owner left (the owners scrape it already); never with no owner (until gone).
+     */
+    long releaseAt(long now) {
+      if (gainers.isEmpty()) {
+        return owners.isEmpty() ? Long.MAX_VALUE : now;
+      }
+      long at = Long.MIN_VALUE;
+      for (Pickup p : gainers.values()) {
+        if (p.releaseAt == Long.MAX_VALUE) {
+          return Long.MAX_VALUE;
+        }
+        at = at == Long.MIN_VALUE || p.releaseAt - at > 0 ? p.releaseAt : at;
+      }
+      return at;
+    }
+  }
+
+  /** One gainer's pick-up: the generation it gained the target in, its fetch, its release. */
+  private static final class Pickup {
+    final long generation;
+    long fetchedAt = NONE;
+    long releaseAt = Long.MAX_VALUE;
+
+    Pickup(long generation) {
+      this.generation = generation;
     }
   }
 
@@ -198,8 +239,9 @@ final class Handover {
       served = s;
       long check = now + Duration.ofMillis(CHECK_MILLIS).toNanos();
       for (Hold h : holds.values()) {
-        if (h.releaseAt - check < 0) {
-          check = h.releaseAt; // a release is not left to wait for the next re-check
+        long release = h.releaseAt(now);
+        if (release - check < 0) {
+          check = release; // a release is not left to wait for the next re-check
         }
       }
       nextCheck = check;
@@ -216,37 +258,43 @@ final class Handover {
       return;
     }
     for (Target t : targets) {
-      String owner = now.collectorOf(t).orElse(null);
+      List<String> owners = now.ownersOf(t);
       Hold h = holds.get(t);
-      String was = h != null ? h.owner : before.collectorOf(t).orElse(null);
-      if (Objects.equals(was, owner)) {
+      List<String> was = h != null ? h.owners : before.ownersOf(t);
+      if (h != null) {
+        h.target = t;
+      }
+      if (sameNames(was, owners)) {
         if (h != null) {
-          h.target = t;
+          h.owners = owners; // the same collectors, perhaps under other ranks: nothing to hand over
         }
         continue;
       }
+      List<String> lost = new ArrayList<>(was);
+      lost.removeAll(owners);
       if (h == null) {
-        if (was == null) {
-          continue; // a new target, or one that had no owner: nobody to hand over from
+        if (lost.isEmpty()) {
+          continue; // a new target, or new replicas: nobody to hand over from
         }
         h = new Hold(t);
         holds.put(t, h);
       }
-      h.target = t;
-      if (was != null) {
-        h.holders.add(was);
-        if (owner != null) {
-          moves.incrementAndGet();
-        }
+      List<String> gained = new ArrayList<>(owners);
+      gained.removeAll(was);
+      moves.addAndGet(Math.min(lost.size(), gained.size()));
+      h.holders.addAll(lost);
+      h.holders.removeAll(owners);
+      h.gainers.keySet().retainAll(owners);
+      for (String g : gained) {
+        h.gainers.put(g, new Pickup(generation));
       }
-      if (owner != null) {
-        h.holders.remove(owner);
-      }
-      h.owner = owner;
-      h.generation = generation;
-      h.fetchedAt = NONE;
-      h.releaseAt = Long.MAX_VALUE;
+      h.owners = owners;
     }
+  }
+
+  /** Whether two short lists of distinct names hold the same names, in any order. */
+  private static boolean sameNames(List<String> a, List<String> b) {
+    return a.size() == b.size() && a.containsAll(b);
   }
 
   @GuardedBy("lock")
@@ -260,7 +308,7 @@ final class Handover {
     }
     for (Iterator<Hold> it = holds.values().iterator(); it.hasNext(); ) {
       Hold h = it.next();
-      if (now - h.releaseAt >= 0) {
+      if (now - h.releaseAt(now) >= 0) {
         it.remove();
         continue;
       }
@@ -291,9 +339,12 @@ final class Handover {
             .computeIfAbsent(h.target.job(), k -> new ArrayList<>())
             .add(h.target);
       }
-      if (h.owner != null && h.fetchedAt == NONE) {
-        pending.add(h.owner);
-      }
+      h.gainers.forEach(
+          (gainer, p) -> {
+            if (p.fetchedAt == NONE) {
+              pending.add(gainer);
+            }
+          });
     }
     Comparator<Target> order =
         Comparator.comparingLong(Target::hash).thenComparing(Target::toString);
@@ -331,14 +382,16 @@ final class Handover {
     long refresh = fetches.get(collector).gap();
     synchronized (lock) {
       for (Hold h : holds.values()) {
-        if (collector.equals(h.owner)
-            && h.fetchedAt == NONE
-            && h.generation <= s.generation
+        Pickup p = h.gainers.get(collector);
+        if (p != null
+            && p.fetchedAt == NONE
+            && p.generation <= s.generation
             && (job == null || job.equals(h.target.job()))) {
-          h.fetchedAt = now;
-          h.releaseAt = now + holdNanos(h.target.job(), refresh);
-          if (h.releaseAt - nextCheck < 0) {
-            nextCheck = h.releaseAt;
+          p.fetchedAt = now;
+          p.releaseAt = now + holdNanos(h.target.job(), refresh);
+          long release = h.releaseAt(now);
+          if (release - nextCheck < 0) {
+            nextCheck = release;
           }
         }
       }
@@ -354,8 +407,9 @@ final class Handover {
   }
 
   /**
-   * Whether {@code collector} owns nothing and is held nothing: what it scraped is now scraped by
-   * others who have had time to pick it up. Blocks only for the re-check of the holds.
+   * Whether {@code collector} owns nothing and is held nothing, whatever the replica: what it
+   * scraped is now scraped by others who have had time to pick it up. Blocks only for the re-check
+   * of the holds.
    *
    * @param collector the name
    * @param snapshot the allocator's current snapshot
@@ -366,7 +420,7 @@ final class Handover {
     return s.snapshot.targetCount(collector) == 0 && !s.held.containsKey(collector);
   }
 
-  /** How many (target, previous owner) pairs are held now. Never blocks. */
+  /** How many (target, previous owner) pairs are held now, every replica counted. Never blocks. */
   int heldCount() {
     Served s = served;
     if (s == null) {
@@ -423,6 +477,16 @@ final class Handover {
     @Override
     public Optional<String> collectorOf(Target target) {
       return snapshot.collectorOf(target);
+    }
+
+    @Override
+    public List<String> ownersOf(Target target) {
+      return snapshot.ownersOf(target);
+    }
+
+    @Override
+    public int replicas() {
+      return snapshot.replicas();
     }
 
     @Override

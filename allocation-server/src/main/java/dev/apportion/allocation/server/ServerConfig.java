@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.apportion.allocation.Allocators;
 import dev.apportion.allocation.Collector;
+import dev.apportion.allocation.spi.AllocatorSpec;
 import static dev.apportion.allocation.server.ConfigNodes.bool;
 import static dev.apportion.allocation.server.ConfigNodes.duration;
 import static dev.apportion.allocation.server.ConfigNodes.durationOrZero;
@@ -59,7 +60,8 @@ record ServerConfig(
 
   /**
    * The strategy and its options; a null option means the library's default. {@code partitionBy}
-   * is {@link Allocators#ZONE} for {@code zoneAware: true}, {@code ""} for no partitioning.
+   * is {@link Allocators#ZONE} for {@code zoneAware: true}, {@code ""} for no partitioning; {@code
+   * replicas} is how many collectors hold each target ({@link Allocators.Builder#replicas}).
    */
   record StrategyConfig(
       String name,
@@ -69,10 +71,16 @@ record ServerConfig(
       Double maxSkew,
       Integer maxTargetsPerCollector,
       Long maxCostPerCollector,
-      Double movedShareWarning) {
+      Double movedShareWarning,
+      Integer replicas) {
 
     static StrategyConfig named(String name) {
-      return new StrategyConfig(name, null, null, null, null, null, null, null);
+      return new StrategyConfig(name, null, null, null, null, null, null, null, null);
+    }
+
+    /** How many collectors hold each target: {@code replicas}, 1 when not set. */
+    int replicaCount() {
+      return replicas == null ? 1 : replicas;
     }
 
     /**
@@ -96,6 +104,7 @@ record ServerConfig(
       apply("strategy.maxTargetsPerCollector", maxTargetsPerCollector, b::maxTargetsPerCollector);
       apply("strategy.maxCostPerCollector", maxCostPerCollector, b::maxCostPerCollector);
       apply("strategy.movedShareWarning", movedShareWarning, b::warnWhenMovedShareExceeds);
+      apply("strategy.replicas", replicas, b::replicas);
       return b;
     }
 
@@ -264,7 +273,8 @@ record ServerConfig(
         "maxSkew",
         "maxTargetsPerCollector",
         "maxCostPerCollector",
-        "movedShareWarning");
+        "movedShareWarning",
+        "replicas");
     String name = text(so, "name", Allocators.DEFAULT_STRATEGY, at);
     String fallback = null;
     JsonNode f = so.get("fallback");
@@ -294,6 +304,7 @@ record ServerConfig(
     Long maxTargets = whole(so, "maxTargetsPerCollector", at, Integer.MAX_VALUE);
     Long maxCost = whole(so, "maxCostPerCollector", at, Long.MAX_VALUE);
     Double moved = number(so, "movedShareWarning", at, "a number from 0 to 1");
+    Long replicas = whole(so, "replicas", at, AllocatorSpec.MAX_REPLICAS);
     return checked(
         new StrategyConfig(
             name,
@@ -303,7 +314,8 @@ record ServerConfig(
             maxSkew,
             maxTargets == null ? null : Math.toIntExact(maxTargets),
             maxCost,
-            moved));
+            moved,
+            replicas == null ? null : Math.toIntExact(replicas)));
   }
 
   /** Fails at load time for an unknown strategy or an option the strategy refuses. */

@@ -152,6 +152,7 @@ class ServerConfigTest {
               maxTargetsPerCollector: 100
               maxCostPerCollector: 5000000000
               movedShareWarning: 0.25
+              replicas: 2
             targets: [{fileSd: {job: j, files: [t.json]}}]
             collectors:
               static:
@@ -160,7 +161,7 @@ class ServerConfigTest {
             """);
     assertEquals(
         new ServerConfig.StrategyConfig(
-            "consistent-hashing", null, 1.5, Allocators.ZONE, 2.0, 100, 5_000_000_000L, 0.25),
+            "consistent-hashing", null, 1.5, Allocators.ZONE, 2.0, 100, 5_000_000_000L, 0.25, 2),
         c.strategy());
     assertEquals(
         List.of(
@@ -279,6 +280,12 @@ class ServerConfigTest {
             .contains("strategy.maxCostPerCollector: "));
     assertTrue(error(ok + "strategy: {name: rendezvous, movedShareWarning: 2}\n").contains("strategy.movedShareWarning: "));
     assertTrue(error(ok + "strategy: {name: rendezvous, loadFactor: 1e999}\n").contains("strategy.loadFactor: "));
+    for (String replicas : List.of("0", "9", "1.5", "two", "-1", "[2]", "99999999999999999999")) {
+      assertTrue(
+          error(ok + "strategy: {name: consistent-hashing, replicas: " + replicas + "}\n")
+              .contains("strategy.replicas: must be a whole number from 1 to 8"),
+          replicas);
+    }
     String t = "targets: [{fileSd: {job: j, files: [t.json]}}]\n";
     assertTrue(
         error(t + "collectors: {static: [{name: a, node: [x]}]}\n").contains("collectors.static[0].node: must be a scalar"));
@@ -313,7 +320,8 @@ class ServerConfigTest {
             ok + "refreshInterval: 3000000h\n",
             ok + "listen: 'no-such-host.invalid:8080'\n",
             "targets: [{fileSd: {job: j, files: ['[.json']}}]\ncollectors: {static: [a]}\n",
-            ok + "strategy: {name: rendezvous, maxSkew: 0.5}\n");
+            ok + "strategy: {name: rendezvous, maxSkew: 0.5}\n",
+            ok + "strategy: {name: per-node, replicas: 0}\n");
     for (String yaml : bad) {
       Path f = dir.resolve("bad.yaml");
       Files.writeString(f, yaml);
