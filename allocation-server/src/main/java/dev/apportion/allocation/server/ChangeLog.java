@@ -13,7 +13,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
@@ -49,7 +48,8 @@ final class ChangeLog implements AllocationListener {
    *
    * @param atMillis when, epoch milliseconds
    * @param why why
-   * @param moved how many targets changed collector (placed, dropped or reassigned)
+   * @param moved how many targets changed collector (placed, dropped or reassigned); with
+   *     replicas, each replica that changed counts
    * @param placed how many were placed from nowhere (new or formerly unassigned)
    * @param dropped how many left every collector (removed or now unassigned)
    * @param reassigned how many known targets went from one collector to another or to none
@@ -175,25 +175,23 @@ final class ChangeLog implements AllocationListener {
     List<String> changed = new ArrayList<>();
     int[] counts = new int[3];
     diff(before.collectors(), after.collectors(), joined, left, changed, counts);
+    // Replica by replica (rank by rank), as the allocator's own moves count them.
     int placed = 0;
     int reassigned = 0;
     for (Target t : after.targets()) {
-      Optional<String> now = after.collectorOf(t);
-      Optional<String> was = before.collectorOf(t);
-      if (now.equals(was)) {
-        continue;
-      }
-      if (was.isEmpty()) {
-        placed++;
-      } else {
-        reassigned++;
+      List<String> now = after.ownersOf(t);
+      List<String> was = before.ownersOf(t);
+      for (int r = 0; r < now.size(); r++) {
+        if (r >= was.size()) {
+          placed++;
+        } else if (!now.get(r).equals(was.get(r))) {
+          reassigned++;
+        }
       }
     }
     int dropped = 0;
     for (Target t : before.targets()) {
-      if (before.collectorOf(t).isPresent() && after.collectorOf(t).isEmpty()) {
-        dropped++;
-      }
+      dropped += Math.max(0, before.ownersOf(t).size() - after.ownersOf(t).size());
     }
     Entry reload =
         new Entry(clock.getAsLong(), Why.RELOAD, placed + reassigned + dropped, placed, dropped, reassigned,

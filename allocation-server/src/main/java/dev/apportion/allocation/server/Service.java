@@ -110,6 +110,9 @@ final class Service implements AutoCloseable {
     }
     this.feed = fb.build();
     this.costMetrics = new CostMetrics(registry, allocator, costBand(config.strategy()), costs);
+    Gauge.builder("apportion_server_replicas", config.strategy()::replicaCount)
+        .description("how many collectors each target is placed on (strategy.replicas)")
+        .register(registry);
     List<TargetSource> sources = feed.sources();
     for (int i = 0; i < sources.size(); i++) {
       int index = i;
@@ -317,6 +320,7 @@ final class Service implements AutoCloseable {
     option(b, "maxSkew", st.maxSkew());
     option(b, "maxTargetsPerCollector", st.maxTargetsPerCollector());
     option(b, "maxCostPerCollector", st.maxCostPerCollector());
+    option(b, "replicas", st.replicas());
     return b.toString();
   }
 

@@ -237,7 +237,12 @@ final class StatusPage {
     final List<Job> jobs;
     final List<Reason> reasons;
     final int targets;
+    /** Targets with fewer than {@code replicas} owners, those with none included. */
     final int unassigned;
+    /** Of those, the targets with at least one owner (only with replicas): scraped, but fewer times. */
+    final int underReplicated;
+    /** How many collectors hold each target when there are enough: the allocator's replicas. */
+    final int replicas;
     final long totalCost;
     /** Whether costs or capacities weigh the targets (else every target and collector weighs 1). */
     final boolean weighed;
@@ -253,6 +258,8 @@ final class StatusPage {
       this.totalCost = cost;
       List<Row> rs = new ArrayList<>(snapshot.collectors().size());
       Map<String, Row> names = new HashMap<>();
+      this.replicas = snapshot.replicas();
+      // Per job: replicas held by collectors, unassigned targets, collectors, the owners those have.
       Map<String, int[]> perJob = new TreeMap<>();
       for (Collector c : snapshot.collectors()) {
         long own = snapshot.costOf(c.name());
@@ -269,7 +276,7 @@ final class StatusPage {
         rs.add(r);
         names.put(c.name(), r);
         for (String job : snapshot.jobsFor(c.name())) {
-          int[] n = perJob.computeIfAbsent(job, k -> new int[3]);
+          int[] n = perJob.computeIfAbsent(job, k -> new int[4]);
           n[0] += snapshot.targetsFor(c.name(), job).size();
           n[2]++;
         }
@@ -282,11 +289,17 @@ final class StatusPage {
       }
       Map<String, List<Target>> byReason = new LinkedHashMap<>();
       Map<String, Integer> counts = new HashMap<>();
+      int under = 0;
       for (Target t : snapshot.unassigned()) {
-        int[] n = perJob.computeIfAbsent(t.job(), k -> new int[3]);
-        n[0]++;
+        int[] n = perJob.computeIfAbsent(t.job(), k -> new int[4]);
+        int owners = snapshot.ownersOf(t).size();
         n[1]++;
-        String why = reason(t, snapshot.collectors().isEmpty(), nodes, context);
+        n[3] += owners;
+        under += owners > 0 ? 1 : 0;
+        String why =
+            owners > 0
+                ? fewerOwners(owners, replicas, snapshot.collectors().size(), context)
+                : reason(t, snapshot.collectors().isEmpty(), nodes, context);
         counts.merge(why, 1, Integer::sum);
         List<Target> ex = byReason.computeIfAbsent(why, k -> new ArrayList<>());
         if (ex.size() < EXAMPLES) {
@@ -298,7 +311,9 @@ final class StatusPage {
       rr.sort((a, b) -> a.count != b.count ? Integer.compare(b.count, a.count) : a.reason.compareTo(b.reason));
       this.reasons = List.copyOf(rr);
       List<Job> js = new ArrayList<>(perJob.size());
-      perJob.forEach((job, n) -> js.add(new Job(job, n[0], n[1], n[2])));
+      // Each fully placed target is held replicas times; the unassigned ones as many as they have.
+      perJob.forEach((job, n) -> js.add(new Job(job, (n[0] - n[3]) / replicas + n[1], n[1], n[2])));
+      this.underReplicated = under;
       this.jobs = List.copyOf(js);
       this.targets = snapshot.targets().size();
       this.unassigned = snapshot.unassigned().size();
@@ -330,6 +345,21 @@ final class StatusPage {
       return "fits on no collector (maxTargetsPerCollector or maxCostPerCollector)";
     }
     return "not placed by the strategy";
+  }
+
+  /**
+   * Why a target has {@code owners} owners, fewer than {@code replicas} but at least one: too few
+   * collectors, or the per-collector limits.
+   */
+  static String fewerOwners(int owners, int replicas, int collectors, Context context) {
+    String held = "on " + owners + " of " + replicas + " collectors: ";
+    if (collectors < replicas) {
+      return held + "fewer collectors than replicas";
+    }
+    if (context.limited()) {
+      return held + "fits on no further collector (maxTargetsPerCollector or maxCostPerCollector)";
+    }
+    return held + "no further collector found by the strategy";
   }
 
   Summary summary(Allocation snapshot) {
@@ -402,7 +432,9 @@ final class StatusPage {
     long now = context.clock().getAsLong();
     StringBuilder b = start("Apportion: who scrapes what");
     b.append("<h1>Apportion: who scrapes what</h1>\n<p class=\"sub\">strategy <code>")
-        .append(escape(context.strategy())).append("</code> · collectors known by <b>")
+        .append(escape(context.strategy())).append("</code>")
+        .append(s.replicas > 1 ? " · every target on <b>" + s.replicas + "</b> collectors" : "")
+        .append(" · collectors known by <b>")
         .append(escape(knownBy())).append("</b> · snapshot read ").append(time(now))
         .append(" · <a href=\"").append(API).append("\">JSON</a></p>\n");
 
@@ -417,7 +449,11 @@ final class StatusPage {
     tile(b, s.rows.size(), "collectors", s.rows.isEmpty() ? "bad" : null);
     tile(b, s.targets, "targets", null);
     tile(b, s.targets - s.unassigned, "assigned", null);
-    tile(b, s.unassigned, "unassigned", s.unassigned > 0 ? "bad" : "good");
+    tile(
+        b,
+        s.unassigned,
+        s.replicas > 1 ? "unassigned (fewer than " + s.replicas + " owners)" : "unassigned",
+        s.unassigned > 0 ? "bad" : "good");
     tile(b, s.jobs.size(), "jobs", null);
     if (!sources.isEmpty()) {
       b.append("<li class=\"").append(up == sources.size() ? "good" : "bad").append("\"><b>").append(up)
@@ -461,8 +497,13 @@ final class StatusPage {
     if (s.rows.isEmpty()) {
       items.add("No collectors: every target is unassigned.");
     }
-    if (s.unassigned > 0) {
-      items.add(s.unassigned + " targets are unassigned: nobody scrapes them (<a href=\"#unassigned\">why</a>).");
+    if (s.unassigned - s.underReplicated > 0) {
+      items.add((s.unassigned - s.underReplicated)
+          + " targets are unassigned: nobody scrapes them (<a href=\"#unassigned\">why</a>).");
+    }
+    if (s.underReplicated > 0) {
+      items.add(s.underReplicated + " targets have fewer than " + s.replicas
+          + " owners: scraped, but a collector's loss would leave them unscraped (<a href=\"#unassigned\">why</a>).");
     }
     for (TargetFeed.SourceStatus src : sources) {
       if (!src.up()) {
@@ -504,6 +545,19 @@ final class StatusPage {
       b.append("<li>").append(item).append("</li>");
     }
     b.append("</ul>\n");
+  }
+
+  /** The owners as links, the primary first; {@code self}, when one of them, in bold. */
+  private static void owners(StringBuilder b, List<String> owners, String self) {
+    for (int i = 0; i < owners.size(); i++) {
+      String o = owners.get(i);
+      b.append(i == 0 ? "" : ", ");
+      if (o.equals(self)) {
+        b.append("<b>").append(collectorLink(o)).append("</b>");
+      } else {
+        b.append(collectorLink(o));
+      }
+    }
   }
 
   private static String collectorLink(String name) {
@@ -597,8 +651,13 @@ final class StatusPage {
 
   private static void unassigned(StringBuilder b, Summary s) {
     b.append("<h2 id=\"unassigned\">Unassigned targets (").append(s.unassigned).append(")</h2>\n");
+    if (s.replicas > 1) {
+      b.append("<p class=\"muted\">With ").append(s.replicas).append(" replicas, a target on fewer than ")
+          .append(s.replicas).append(" collectors counts as unassigned; its owners are listed.</p>\n");
+    }
     if (s.reasons.isEmpty()) {
-      b.append("<p>None: every target has a collector.</p>\n");
+      b.append("<p>None: every target has ")
+          .append(s.replicas > 1 ? "its " + s.replicas + " collectors" : "a collector").append(".</p>\n");
       return;
     }
     b.append("<table><tr><th>reason</th><th class=\"n\">targets</th><th>for example</th></tr>\n");
@@ -610,6 +669,11 @@ final class StatusPage {
         b.append(i == 0 ? "" : "<br>").append("<code>").append(escape(t.job())).append(" ")
             .append(escape(t.address())).append("</code>");
         t.node().ifPresent(n -> b.append(" <span class=\"muted\">node ").append(escape(n)).append("</span>"));
+        List<String> owners = s.snapshot.ownersOf(t);
+        if (!owners.isEmpty()) {
+          b.append(" <span class=\"muted\">on</span> ");
+          owners(b, owners, null);
+        }
       }
       b.append("</td></tr>\n");
     }
@@ -754,7 +818,7 @@ final class StatusPage {
     StringBuilder b = start("Apportion: collector " + r.name());
     b.append("<p><a href=\"").append(UI).append("\">← all collectors</a></p>\n<h1>Collector <code>")
         .append(escape(r.name())).append("</code></h1>\n<ul class=\"tiles\">");
-    tile(b, r.targets, "targets", null);
+    tile(b, r.targets, s.replicas > 1 ? "targets (every replica it holds)" : "targets", null);
     b.append("<li>node <b>").append(escape(r.collector.node().orElse("—"))).append("</b></li><li>zone <b>")
         .append(escape(r.collector.zone().orElse("—"))).append("</b></li><li>known by <b>")
         .append(escape(context.knownBy())).append("</b></li><li>last poll <b>")
@@ -790,11 +854,19 @@ final class StatusPage {
         .append("\">JSON</a></p>\n");
     pager(b, self, q, p, pages, matched.size(), from, to, "targets");
     if (!matched.isEmpty()) {
-      b.append("<table id=\"targets\"><tr><th>job</th><th>address</th><th>labels</th></tr>\n");
+      boolean replicated = s.replicas > 1;
+      b.append("<table id=\"targets\"><tr><th>job</th><th>address</th>")
+          .append(replicated ? "<th>owners (primary first)</th>" : "").append("<th>labels</th></tr>\n");
       for (int i = from; i < to; i++) {
         Target t = matched.get(i);
         b.append("<tr><td><code>").append(escape(t.job())).append("</code></td><td><code>")
-            .append(escape(t.address())).append("</code></td><td class=\"mono\">");
+            .append(escape(t.address())).append("</code></td>");
+        if (replicated) {
+          b.append("<td>");
+          owners(b, s.snapshot.ownersOf(t), r.name());
+          b.append("</td>");
+        }
+        b.append("<td class=\"mono\">");
         boolean first = true;
         int meta = 0;
         for (Map.Entry<String, String> l : t.labels().entrySet()) {
@@ -832,6 +904,7 @@ final class StatusPage {
       g.writeStartObject();
       g.writeStringField("generated", Instant.ofEpochMilli(now).toString());
       g.writeStringField("strategy", context.strategy());
+      g.writeNumberField("replicas", s.replicas);
       g.writeStringField("collectorsKnownBy", context.knownBy());
       if (context.band() != null) {
         g.writeObjectFieldStart("band");
@@ -844,6 +917,7 @@ final class StatusPage {
       g.writeNumberField("targets", s.targets);
       g.writeNumberField("assigned", s.targets - s.unassigned);
       g.writeNumberField("unassigned", s.unassigned);
+      g.writeNumberField("underReplicated", s.underReplicated);
       g.writeNumberField("jobs", s.jobs.size());
       g.writeNumberField("outsidePartition", snapshot.outsidePartition());
       g.writeEndObject();
@@ -873,6 +947,7 @@ final class StatusPage {
           g.writeStartObject();
           g.writeStringField("job", t.job());
           g.writeStringField("address", t.address());
+          writeOwners(g, snapshot.ownersOf(t));
           g.writeEndObject();
         }
         g.writeEndArray();
@@ -983,6 +1058,9 @@ final class StatusPage {
           g.writeStartObject();
           g.writeStringField("job", t.job());
           g.writeStringField("address", t.address());
+          List<String> owners = s.snapshot.ownersOf(t);
+          writeOwners(g, owners);
+          g.writeNumberField("replica", owners.indexOf(r.name()));
           g.writeObjectFieldStart("labels");
           for (Map.Entry<String, String> l : t.labels().entrySet()) {
             g.writeStringField(l.getKey(), l.getValue());
@@ -997,6 +1075,14 @@ final class StatusPage {
       g.writeEndObject();
     }
     out.write('\n');
+  }
+
+  private static void writeOwners(JsonGenerator g, List<String> owners) throws IOException {
+    g.writeArrayFieldStart("owners");
+    for (String o : owners) {
+      g.writeString(o);
+    }
+    g.writeEndArray();
   }
 
   private static void instant(JsonGenerator g, String field, long millis) throws IOException {
