@@ -296,8 +296,10 @@ final class StatusPage {
         n[1]++;
         n[3] += owners;
         under += owners > 0 ? 1 : 0;
+        // A target with a primary lacks only further replicas; one without (per-node without a
+        // fallback) has the primary's reason, whatever further replicas it has.
         String why =
-            owners > 0
+            owners > 0 && snapshot.collectorOf(t).isPresent()
                 ? fewerOwners(owners, replicas, snapshot.collectors().size(), context)
                 : reason(t, snapshot.collectors().isEmpty(), nodes, context);
         counts.merge(why, 1, Integer::sum);

@@ -253,6 +253,24 @@ class TargetReplicasTest {
   }
 
   @Test
+  void aTargetWithoutItsPrimaryGivesThePrimarysReasonWhateverFurtherReplicasItHas() throws Exception {
+    try (Service s =
+        new Service(ServerConfig.read(config(0, "{name: per-node, fallback: '', replicas: 2}", collectors())))) {
+      s.start();
+      Allocation a = s.allocator().snapshot();
+      JsonNode status = Http.get("http://127.0.0.1:" + s.port() + "/api/v1/status").json();
+      JsonNode reason = status.get("unassigned").get(0);
+      assertEquals("no node label (per-node without a fallback)", reason.get("reason").asText(), status.toString());
+      assertEquals(TARGETS, reason.get("count").asInt());
+      for (JsonNode example : reason.get("examples")) {
+        Target t = find(a, example.get("address").asText());
+        assertTrue(a.collectorOf(t).isEmpty());
+        assertEquals(a.ownersOf(t).size(), example.get("owners").size(), "the further replica is listed");
+      }
+    }
+  }
+
+  @Test
   void aReloadChangesTheReplicas() throws Exception {
     int port = PrometheusEndToEndTest.freePort();
     Path file = config(port, "consistent-hashing", collectors());
@@ -291,6 +309,82 @@ class TargetReplicasTest {
       assertEquals(2, reloader.current().allocator().snapshot().replicas(), "the running config stays");
     } finally {
       reloader.current().close();
+    }
+  }
+
+  @Test
+  void aCollectorThatLeavesIsDrainedOnlyOnceEveryReplicaItHeldWasPickedUp() throws Exception {
+    StringBuilder t = new StringBuilder("[{\"targets\":[");
+    for (int i = 0; i < 30; i++) {
+      t.append(i == 0 ? "" : ",").append("\"10.0.9.").append(i).append(":9100\"");
+    }
+    Files.writeString(dir.resolve("t.json"), t.append("]}]"));
+    Path config = dir.resolve("leave.yaml");
+    Files.writeString(
+        config,
+        """
+        listen: 127.0.0.1:0
+        strategy: {name: rendezvous, replicas: 2}
+        refreshInterval: 1s
+        targets: [{fileSd: {job: j, files: [t.json]}}]
+        collectors: {polls: {expireAfter: 3s}}
+        handover: {hold: 1s}
+        """);
+    try (Service s = new Service(ServerConfig.read(config)).start()) {
+      String base = "http://127.0.0.1:" + s.port();
+      PrometheusEndToEndTest.await(
+          Duration.ofSeconds(20),
+          () -> {
+            for (String c : List.of("x", "y", "z")) {
+              Http.get(base + "/targets?collector=" + c);
+            }
+            PrometheusEndToEndTest.sleep(300);
+            return Http.get(base + "/readyz").status() == 200
+                && s.allocator().snapshot().collectors().size() == 3;
+          },
+          () -> "never settled");
+      List<String> xyz = List.of("x", "y", "z");
+      Allocation before = s.allocator().snapshot();
+      Map<String, List<String>> served = servedTo(base, true, xyz);
+      Set<String> xHad = new TreeSet<>();
+      served.forEach((address, cs) -> {
+        if (cs.contains("x")) {
+          xHad.add(address);
+        }
+      });
+      assertEquals(2 * 30, before.targetCount("x") + before.targetCount("y") + before.targetCount("z"));
+      assertEquals(before.targetCount("x"), xHad.size());
+
+      Http.Response leave =
+          Http.send(HttpRequest.newBuilder(URI.create(base + "/targets?collector=x")).DELETE().build());
+      assertEquals(202, leave.status(), leave.body());
+      Allocation after = s.allocator().snapshot();
+      Set<String> zGained = new TreeSet<>();
+      for (Target target : after.targets()) {
+        if (after.ownersOf(target).contains("z") && !before.ownersOf(target).contains("z")) {
+          zGained.add(target.address());
+        }
+      }
+      assertFalse(zGained.isEmpty(), "z takes some of x's replicas, y the others");
+      // y and x poll; z does not: what z gained stays with x, whatever rank x held it under.
+      for (int i = 0; i < 6; i++) {
+        Http.get(base + "/targets?collector=y");
+        Http.get(base + "/targets?collector=x");
+        PrometheusEndToEndTest.sleep(300);
+      }
+      assertEquals(503, Http.get(base + "/drained?collector=x").status());
+      Set<String> xNow = new TreeSet<>(servedTo(base, true, List.of("x")).keySet());
+      assertEquals(zGained, xNow, "x keeps exactly what z has not picked up");
+      Http.get(base + "/targets?collector=z");
+      PrometheusEndToEndTest.await(
+          Duration.ofSeconds(10),
+          () -> {
+            Http.get(base + "/targets?collector=x");
+            PrometheusEndToEndTest.sleep(200);
+            return Http.get(base + "/drained?collector=x").status() == 200;
+          },
+          () -> "x never drained; held " + s.handover().heldCount());
+      assertEquals("[]", Http.get(base + "/targets?collector=x").body().strip());
     }
   }
 
