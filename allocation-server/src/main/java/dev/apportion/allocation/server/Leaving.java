@@ -13,8 +13,9 @@ import dev.apportion.allocation.server.AllocationServer.Reply;
  *       until it has been drained for the membership's expiry window (a restart under the same
  *       name then rejoins as usual). Answers 202. With static or Kubernetes collectors the source
  *       says who leaves (a name removed from the list, a pod being deleted): 409.
- *   <li>{@code GET /drained?collector=NAME}: 200 when NAME owns no target and is held none (what
- *       it scraped is scraped by others that have had their hold time to pick it up), else 503. A
+ *   <li>{@code GET /drained?collector=NAME}: 200 when NAME owns no target and is held none, under
+ *       any replica rank (what it scraped is scraped by others that have had their hold time to
+ *       pick it up), else 503. A
  *       {@code preStop} hook or a stop script waits on it:
  *       {@code until curl -fs 'http://server/drained?collector=NAME'; do sleep 1; done}.
  * </ul>
