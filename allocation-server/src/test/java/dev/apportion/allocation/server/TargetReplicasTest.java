@@ -295,6 +295,11 @@ class TargetReplicasTest {
       Map<String, Set<String>> served = asSets(servedTo(base, true));
       assertEquals(owners(a), served, "every target on its two owners at once (new replicas hand nothing over)");
       assertTrue(Http.get(base + "/metrics").body().contains("apportion_server_replicas 2.0"));
+      JsonNode reload = Http.get(base + "/api/v1/status").json().get("changes").get(0);
+      assertEquals("config reload", reload.get("why").asText(), reload.toString());
+      assertEquals(TARGETS, reload.get("placed").asInt(), "every second replica placed: " + reload);
+      assertEquals(0, reload.get("reassigned").asInt(), "no primary moved: " + reload);
+      assertEquals(0, reload.get("dropped").asInt(), reload.toString());
 
       config(port, "{name: consistent-hashing, replicas: 9}", collectors());
       Http.Response bad =
