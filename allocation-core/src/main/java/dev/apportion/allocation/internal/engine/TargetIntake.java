@@ -108,6 +108,8 @@ final class TargetIntake {
    * order updated.
    *
    * @param targets the targets, none null
+   * @param indexed whether {@code targets} is a {@link java.util.RandomAccess} list, read by
+   *     index in ranges
    * @param placementMoves whether a relabel may change where the placer places a target
    * @return what changed
    */
