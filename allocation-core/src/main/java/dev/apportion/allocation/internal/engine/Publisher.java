@@ -12,8 +12,11 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Turns the journal of one operation ({@link Slots}) into the next immutable {@link Snapshot},
- * and, when someone listens, into the list of {@link Move}s. Writer-thread only.
+ * Turns the {@link Journal} of one operation into the next immutable {@link Snapshot}, and, when
+ * someone listens, into the list of {@link Move}s. Writer-thread only. It keeps, by member id,
+ * the entry it last built for each member, so that a collector change rebuilds only what
+ * changed; the writer hands it the members and their name index, and never reads the snapshot
+ * back.
  *
  * <p><b>Design.</b> The touched slots are visited once, in {@link TargetOrder}: each yields its
  * owner before and after, which gives the move, the change to the target table, and an addition
@@ -21,6 +24,7 @@ import java.util.List;
  * Only the lists those deltas name are rebuilt, each by one merge of the old list with its delta;
  * every other list, every other collector's entry and every untouched table shard is shared with
  * the previous snapshot. The unassigned set is rebuilt only when some target entered or left it.
+ * Each collector's change to one job's list is a {@link JobListDelta}.
  *
  * <p>When a quarter of the known targets or more were touched (a first placement, a change of
  * most owners), the table and every list are built from the state instead ({@link
