@@ -49,6 +49,23 @@ import org.slf4j.LoggerFactory;
  * of the targets that came or went inserted or removed: O(its targets) each. A change of the
  * view's targets carries every kept list over it ({@link #carryKept}): O(kept keys x log
  * changed targets), or one pass over the old positions when that is less.
+ *
+ * <p><b>One algorithm.</b> Its invariant: after every call that returns true, the counts, caps
+ * and rejected lists here are round 1 of a match from scratch of the current members and view,
+ * and the assignment holds that match's result. Each entry point (a change of targets, a
+ * collector change) updates the counts and marks the collectors concerned, and one shared
+ * ending ({@link #finish}) re-runs their round 1 and the probe rounds; the entry points only
+ * differ in which collectors they mark, so they stay together with the ending that relies on
+ * them. Kept beside it: the kept keys and how they follow a change ({@link KeptArcKeys}), and
+ * the searches of the view by hash ({@link ViewSearch}).
+ *
+ * <p><b>A reader's map.</b> State and {@link #recordFull} (a match from scratch recorded as the
+ * base to continue from); {@link #targetsChanged} (offer the targets that came, withdraw those
+ * that left); {@link #collectorsChanged} (the arcs that changed owner, and what the view gained
+ * and lost in the same call); {@link #finish} (each over-full collector's round 1 again, from
+ * its kept keys or its arcs, then the probe rounds over every rejected target, and the writes);
+ * then the arc helpers that find a collector's targets on the view ({@link #arcsOf}, {@link
+ * #ownersInView}, {@link #arcsFromView}) and the per-member bookkeeping.
  */
 public final class IncrementalMatching {
   private static final Logger LOG = LoggerFactory.getLogger(IncrementalMatching.class);
@@ -73,39 +90,13 @@ public final class IncrementalMatching {
    * keys. Reported at trace level when the change is placed.
    */
   private int arcsKept;
-  /**
-   * Keys added to or taken from a kept list in place, for a target a collector change moved
-   * onto or off a collector's arcs, instead of forgetting the list; reported as
-   * {@link #arcsKept}.
-   */
-  private int keysEdited;
   /** By member id: how many targets propose to it in round 1, and its cap then. */
   private int[] offered = new int[0];
   private long[] capsThen = new long[0];
   /** By member id: the slots it rejected in round 1 (empty unless it was over-full). */
   private IntList[] rejectedBy = new IntList[0];
-  /**
-   * By member id: the sorted round-1 keys of the targets on its arcs, kept from the last time
-   * it was over-full, valid while {@link #arcKeysGen} holds {@link #viewGen}. A collector change
-   * moves every cap a little and re-runs round 1 for the collectors over-full before or after;
-   * they take their keys from here instead of searching the ring and the view for each of their
-   * hundreds of arcs. The neighbours of the tokens that came or went gain or lose the targets of
-   * those tokens' arcs, whose keys are inserted into or taken out of their lists in place
-   * ({@link #insertKept}, {@link #removeKept}). The keys hold view positions, which a change of
-   * the view's targets moves: {@link #carryKept} maps them to the new ones.
-   */
-  private long[][] arcKeys = new long[0][];
-  private int[] arcKeysCount = new int[0];
-  private int[] arcKeysGen = new int[0];
-  /**
-   * Moves when the kept key lists cannot follow a change (the key widths change, or hashes
-   * collide): every kept key list is stale. A change of the view's targets otherwise carries
-   * them over ({@link #carryKept}).
-   */
-  private int viewGen = 1;
-  /** The members whose keys the last match from scratch gave ({@link #round1}). */
-  private final IntList round1Ids = new IntList();
-
+  /** By member id: the sorted round-1 keys of the targets on its arcs, when kept. */
+  private final KeptArcKeys kept = new KeptArcKeys();
 
   // Scratch of one change.
   private boolean[] dirty = new boolean[0];
@@ -147,8 +138,7 @@ public final class IncrementalMatching {
   void invalidate() {
     valid = false;
     validFor = null;
-    viewGen++;
-    round1Ids.clear();
+    kept.forgetAll();
   }
 
   /**
@@ -157,28 +147,11 @@ public final class IncrementalMatching {
    * Kept invalid until {@link #recordFull} says the match is one this class continues.
    */
   void round1(long[] keys, int k, int idBitsOfKeys) {
-    round1Ids.clear();
-    int shift = 63 - idBitsOfKeys;
-    int from = 0;
-    while (from < k) {
-      int id = (int) (keys[from] >>> shift);
-      int to = from + 1;
-      while (to < k && (int) (keys[to] >>> shift) == id) {
-        to++;
-      }
-      keep(id, keys, from, to - from);
-      arcKeysGen[id] = 0;
-      round1Ids.add(id);
-      from = to;
-    }
+    kept.round1(keys, k, idBitsOfKeys);
   }
 
   /**
-   * Carries the kept keys over a change of the view's targets: each valid list loses the keys
-   * of the targets that left and has the others' positions moved to where they are now (a
-   * monotone map, so the lists stay sorted); the targets that came are added to their owners'
-   * lists by {@link #offer}. Forgets every list instead when the keys' position width changes
-   * or two targets share a hash (their order in the view is then not the hashes' alone).
+   * Carries the kept keys over a change of the view's targets ({@link KeptArcKeys#carry}).
    *
    * @param came the slots new to the view (in it now)
    * @param gone the slots that left it (their hashes still readable)
@@ -186,140 +159,9 @@ public final class IncrementalMatching {
    * @param n its size
    */
   private void carryKept(IntList came, IntList gone, Assignment assignment, int n) {
-    if (came.isEmpty() && gone.isEmpty()) {
-      return;
-    }
-    int before = n - came.size() + gone.size();
-    if (BoundedMatching.indexBits(n) != indexBits || before <= 0) {
-      viewGen++;
-      return;
-    }
-    // The new positions of the targets that came, ascending.
-    int[] cameAt = new int[came.size()];
-    for (int j = 0; j < came.size(); j++) {
-      long h = assignment.hash(came.get(j));
-      int i = firstAbove(assignment, n, h, true);
-      if (i >= n || assignment.hashAt(i) != h
-          || (i + 1 < n && assignment.hashAt(i + 1) == h)
-          || (i > 0 && assignment.hashAt(i - 1) == h)) {
-        viewGen++;
-        return;
-      }
-      cameAt[j] = i;
-    }
-    Arrays.sort(cameAt);
-    // The old positions of the targets that left: the targets that stayed below their hash,
-    // plus those that left below it.
-    long[] goneHashes = new long[gone.size()];
-    for (int j = 0; j < gone.size(); j++) {
-      goneHashes[j] = assignment.hash(gone.get(j)) ^ Long.MIN_VALUE; // unsigned order
-    }
-    Arrays.sort(goneHashes);
-    int[] goneAt = new int[gone.size()];
-    for (int j = 0; j < gone.size(); j++) {
-      long h = goneHashes[j] ^ Long.MIN_VALUE;
-      if (j > 0 && goneHashes[j - 1] == goneHashes[j]) {
-        viewGen++;
-        return;
-      }
-      int i = firstAbove(assignment, n, h, true);
-      if (i < n && assignment.hashAt(i) == h) {
-        viewGen++;
-        return;
-      }
-      int cameBelow = lowerBound(cameAt, i);
-      goneAt[j] = i - cameBelow + j;
-    }
-    // A target that stayed, at old position p with d of the departed below it, is the
-    // (p - d)-th that stayed; the j-th arrival came in after cameAt[j] - j of those.
-    for (int j = 0; j < cameAt.length; j++) {
-      cameAt[j] -= j;
-    }
-    long kept = 0;
-    for (int id = 0; id < arcKeysGen.length; id++) {
-      if (arcKeysGen[id] == viewGen) {
-        kept += arcKeysCount[id];
-      }
-    }
-    // Few kept keys for the view (a change after which few collectors are over-full): two
-    // searches each; many: one walk over the old positions that maps each to its new one.
-    int steps = 2 + 32 - Integer.numberOfLeadingZeros(Math.max(goneAt.length, cameAt.length));
-    int[] map = null;
-    if (kept * steps > before) {
-      map = new int[before];
-      int g = 0;
-      int c = 0;
-      int stayed = 0;
-      for (int p = 0; p < before; p++) {
-        if (g < goneAt.length && goneAt[g] == p) {
-          map[p] = -1;
-          g++;
-          continue;
-        }
-        while (c < cameAt.length && cameAt[c] <= stayed) {
-          c++;
-        }
-        map[p] = stayed++ + c;
-      }
-    }
-    long indexMask = (1L << indexBits) - 1;
-    for (int id = 0; id < arcKeysGen.length; id++) {
-      if (arcKeysGen[id] != viewGen) {
-        continue;
-      }
-      long[] keys = arcKeys[id];
-      int count = arcKeysCount[id];
-      int w = 0;
-      for (int k = 0; k < count; k++) {
-        long key = keys[k];
-        int p = (int) (key & indexMask);
-        int to;
-        if (map != null) {
-          to = map[p];
-        } else {
-          int below = lowerBound(goneAt, p);
-          if (below < goneAt.length && goneAt[below] == p) {
-            to = -1;
-          } else {
-            int stayed = p - below;
-            to = stayed + upperBound(cameAt, stayed);
-          }
-        }
-        if (to >= 0) {
-          keys[w++] = (key & ~indexMask) | to;
-        }
-      }
-      arcKeysCount[id] = w;
-    }
-    if (LOG.isTraceEnabled()) {
-      LOG.trace("{} kept keys carried over a change of targets", kept);
-    }
-  }
-
-  /** How many of {@code sorted}'s values are at or below {@code x}. */
-  private static int upperBound(int[] sorted, int x) {
-    return lowerBound(sorted, x + 1);
-  }
-
-  /** How many of {@code sorted}'s values are below {@code x}. */
-  private static int lowerBound(int[] sorted, int x) {
-    int lo = 0;
-    int hi = sorted.length;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (sorted[mid] < x) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
-  /** Forgets the kept keys of member {@code id}: the targets on its arcs changed. */
-  private void arcsChanged(int id) {
-    if (id < arcKeysGen.length) {
-      arcKeysGen[id] = 0;
+    long carried = kept.carry(came, gone, assignment, n, indexBits);
+    if (carried >= 0 && LOG.isTraceEnabled()) {
+      LOG.trace("{} kept keys carried over a change of targets", carried);
     }
   }
 
@@ -374,15 +216,8 @@ public final class IncrementalMatching {
     indexBits = BoundedMatching.indexBits(assignment.size());
     validFor = members;
     valid = true;
-    viewGen++;
     // The over-full members' keys the match just gave (round1): valid from now on.
-    for (int i = 0; i < round1Ids.size(); i++) {
-      int id = round1Ids.get(i);
-      if (arcKeysCount[id] == offered[id]) {
-        arcKeysGen[id] = viewGen;
-      }
-    }
-    round1Ids.clear();
+    kept.keepRound1(offered);
     // Grouped now, beside a placement that has just read the whole ring: the next change of
     // targets all over it finds the grouping there instead of paying for it. Not for a view
     // with few targets for its ring (a pool of a few hundred on a ring of thousands of tokens),
@@ -477,7 +312,7 @@ public final class IncrementalMatching {
       for (Member x : change.removed()) {
         offered[x.id()] = 0;
         rejected(x.id()).clear();
-        arcsChanged(x.id());
+        kept.forget(x.id());
       }
       for (int p = 0; p < arcPositions.size(); p++) {
         int i = arcPositions.get(p);
@@ -488,13 +323,13 @@ public final class IncrementalMatching {
         long h = assignment.hashAt(i);
         int t = ring.tokenIndex(h);
         int id = ring.idAt(t);
-        if (keptKeys(id) != null) {
+        if (kept.keys(id, offered[id]) != null) {
           // Its arc grew over the removed token's and kept every target it had: its kept keys
           // take this one's, at the same distance to its token as a search of its arcs finds.
-          insertKept(id, BoundedMatching.key(id, ring.positionAt(t) - (h & TokenRing.POSITION_MASK),
-              i, idBits, indexBits));
+          kept.insert(id, BoundedMatching.key(id,
+              ring.positionAt(t) - (h & TokenRing.POSITION_MASK), i, idBits, indexBits));
         } else {
-          arcsChanged(id);
+          kept.forget(id);
         }
         offered[id]++;
         markDirty(id);
@@ -516,7 +351,7 @@ public final class IncrementalMatching {
         capsThen[y.id()] = -1;
         rejected(y.id()).clear();
         markDirty(y.id());
-        arcsChanged(y.id());
+        kept.forget(y.id());
       }
       // Each new token takes the start of the arc of the next token that is not new: that
       // token's collector loses those targets (an arrival was never offered to it).
@@ -531,11 +366,11 @@ public final class IncrementalMatching {
             continue;
           }
           int was = (int) arcOwners[p];
-          if (keptKeys(was) != null) {
+          if (kept.keys(was, offered[was]) != null) {
             // Its other targets stay on its arcs at their distances: its kept keys lose this one.
-            removeKept(was, i);
+            kept.remove(was, i, indexBits);
           } else {
-            arcsChanged(was);
+            kept.forget(was);
           }
           offered[was]--;
           markDirty(was);
@@ -584,12 +419,12 @@ public final class IncrementalMatching {
       long h = assignment.hash(s);
       int t = ring.tokenIndex(h);
       int id = ring.idAt(t);
-      if (keptKeys(id) != null) {
+      if (kept.keys(id, offered[id]) != null) {
         // Its kept keys, carried over the change, take the new target's.
-        insertKept(id, BoundedMatching.key(id, ring.positionAt(t) - (h & TokenRing.POSITION_MASK),
-            positionOf(assignment, s, n), idBits, indexBits));
+        kept.insert(id, BoundedMatching.key(id, ring.positionAt(t) - (h & TokenRing.POSITION_MASK),
+            ViewSearch.positionOf(assignment, s, n), idBits, indexBits));
       } else {
-        arcsChanged(id);
+        kept.forget(id);
       }
       offered[id]++;
       markDirty(id);
@@ -717,10 +552,10 @@ public final class IncrementalMatching {
         continue;
       }
       // Over-full: keep the cap closest, by round 1's sort key.
-      long[] sorted = keptKeys(id);
+      long[] sorted = kept.keys(id, offered[id]);
       int count;
       if (sorted != null) {
-        count = arcKeysCount[id];
+        count = kept.count(id);
         arcsKept++;
       } else {
         arcPositions.clear();
@@ -744,7 +579,7 @@ public final class IncrementalMatching {
               indexBits);
         }
         Arrays.sort(keys, 0, keysCount);
-        sorted = keep(id, keys, keysCount);
+        sorted = kept.keep(id, keys, 0, keysCount);
         count = keysCount;
       }
       long indexMask = (1L << indexBits) - 1;
@@ -764,7 +599,7 @@ public final class IncrementalMatching {
     for (int id : members.ids()) {
       IntList r = rejected(id);
       for (int p = 0; p < r.size(); p++) {
-        int pos = positionOf(assignment, r.get(p), n);
+        int pos = ViewSearch.positionOf(assignment, r.get(p), n);
         positions.add(pos);
         scratch.cost[pos] = 1;
       }
@@ -781,10 +616,10 @@ public final class IncrementalMatching {
     validFor = members;
     if (LOG.isTraceEnabled()) {
       LOG.trace("change continued from the last matching: {} over-full collectors' keys kept, "
-          + "{} kept keys edited", arcsKept, keysEdited);
+          + "{} kept keys edited", arcsKept, kept.edited());
     }
     arcsKept = 0;
-    keysEdited = 0;
+    kept.resetEdited();
     return true;
   }
 
@@ -902,7 +737,7 @@ public final class IncrementalMatching {
       // The arc wraps past the top of the ring: (pred, max] and [0, pos].
       addRange(assignment, n, lo, -1L, pos, was, out);
       if (n > 0 && Long.compareUnsigned(assignment.hashAt(0), hi) <= 0) {
-        addFrom(assignment, 0, upperBound(assignment, n, hi), pos, was, out);
+        addFrom(assignment, 0, ViewSearch.upperBound(assignment, n, hi), pos, was, out);
       }
     }
   }
@@ -913,7 +748,7 @@ public final class IncrementalMatching {
    */
   private void addRange(Assignment assignment, int n, long lo, long hi, long pos, int was,
       IntList out) {
-    int to = upperBound(assignment, n, hi);
+    int to = ViewSearch.upperBound(assignment, n, hi);
     int from = to;
     while (from > 0 && Long.compareUnsigned(assignment.hashAt(from - 1), lo) > 0) {
       from--;
@@ -932,145 +767,6 @@ public final class IncrementalMatching {
           : pos - (assignment.hashAt(i) & TokenRing.POSITION_MASK);
       out.add(i);
     }
-  }
-
-  /** The first position whose hash is above {@code x} (unsigned), or {@code n}. */
-  private static int upperBound(Assignment assignment, int n, long x) {
-    return firstAbove(assignment, n, x, false);
-  }
-
-  /**
-   * The first position whose hash is above {@code x} ({@code orEqual}: at or above it), or
-   * {@code n}. Identity hashes are uniform, so the search starts where {@code x}'s fraction of
-   * the hash space says and gallops to a bracket before bisecting it: a few reads near each
-   * other, where a plain bisection of 100,000 takes seventeen far apart.
-   */
-  private static int firstAbove(Assignment assignment, int n, long x, boolean orEqual) {
-    if (n == 0) {
-      return 0;
-    }
-    int guess = (int) Math.min(n - 1L, Math.max(0L, (long) (((x >>> 11) * 0x1.0p-53) * n)));
-    int lo;
-    int hi;
-    if (below(assignment.hashAt(guess), x, orEqual)) {
-      lo = guess + 1;
-      hi = lo;
-      int step = 1;
-      while (hi < n && below(assignment.hashAt(hi), x, orEqual)) {
-        lo = hi + 1;
-        hi += step;
-        step <<= 1;
-      }
-      hi = Math.min(hi, n);
-    } else {
-      hi = guess;
-      lo = hi;
-      int step = 1;
-      while (lo > 0 && !below(assignment.hashAt(lo - 1), x, orEqual)) {
-        hi = lo - 1;
-        lo = Math.max(0, lo - step);
-        step <<= 1;
-      }
-    }
-    // Every position before lo is below the bound; every one from hi on is not.
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (below(assignment.hashAt(mid), x, orEqual)) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
-  /** Whether {@code h} comes before the bound: at or below {@code x}, or below it. */
-  private static boolean below(long h, long x, boolean orEqual) {
-    int c = Long.compareUnsigned(h, x);
-    return orEqual ? c < 0 : c <= 0;
-  }
-
-  /** The position of {@code slot} in the view. */
-  private static int positionOf(Assignment assignment, int slot, int n) {
-    long h = assignment.hash(slot);
-    int lo = firstAbove(assignment, n, h, true);
-    for (int i = lo; i < n && assignment.hashAt(i) == h; i++) {
-      if (assignment.slotAt(i) == slot) {
-        return i;
-      }
-    }
-    throw new IllegalStateException("slot " + slot + " is not in the view");
-  }
-
-  /** Member {@code id}'s kept keys when valid and as many as it is offered, else null. */
-  private long[] keptKeys(int id) {
-    if (id < arcKeysGen.length && arcKeysGen[id] == viewGen && arcKeysCount[id] == offered[id]) {
-      return arcKeys[id];
-    }
-    return null;
-  }
-
-  /**
-   * Adds {@code key} to member {@code id}'s kept keys, valid before, in order; the caller
-   * counts the target offered to it, which keeps them valid.
-   */
-  private void insertKept(int id, long key) {
-    long[] kept = arcKeys[id];
-    int count = arcKeysCount[id];
-    if (count == kept.length) {
-      kept = Arrays.copyOf(kept, count + (count >> 1) + 4);
-      arcKeys[id] = kept;
-    }
-    int at = Arrays.binarySearch(kept, 0, count, key);
-    at = at < 0 ? -at - 1 : at;
-    System.arraycopy(kept, at, kept, at + 1, count - at);
-    kept[at] = key;
-    arcKeysCount[id] = count + 1;
-    keysEdited++;
-  }
-
-  /**
-   * Takes the key of view position {@code i} out of member {@code id}'s kept keys, valid before;
-   * the caller takes the target off its count, which keeps them valid. Forgets them if none is
-   * found (which the state being right excludes).
-   */
-  private void removeKept(int id, int i) {
-    long[] kept = arcKeys[id];
-    int count = arcKeysCount[id];
-    long indexMask = (1L << indexBits) - 1;
-    for (int p = 0; p < count; p++) {
-      if ((kept[p] & indexMask) == i) {
-        System.arraycopy(kept, p + 1, kept, p, count - p - 1);
-        arcKeysCount[id] = count - 1;
-        keysEdited++;
-        return;
-      }
-    }
-    arcsChanged(id);
-  }
-
-  /** Keeps {@code sorted[0 .. count)} as member {@code id}'s keys; returns the kept array. */
-  private long[] keep(int id, long[] sorted, int count) {
-    return keep(id, sorted, 0, count);
-  }
-
-  /** Keeps {@code sorted[from .. from + count)} as member {@code id}'s keys. */
-  private long[] keep(int id, long[] sorted, int from, int count) {
-    if (arcKeysGen.length <= id) {
-      int size = Math.max(id + 1, 2 * arcKeysGen.length);
-      arcKeys = Arrays.copyOf(arcKeys, size);
-      arcKeysCount = Arrays.copyOf(arcKeysCount, size);
-      arcKeysGen = Arrays.copyOf(arcKeysGen, size);
-    }
-    long[] kept = arcKeys[id];
-    if (kept == null || kept.length < count || kept.length > 4 * count + 16) {
-      kept = new long[count + (count >> 3) + 4];
-      arcKeys[id] = kept;
-    }
-    System.arraycopy(sorted, from, kept, 0, count);
-    arcKeysCount[id] = count;
-    arcKeysGen[id] = viewGen;
-    return kept;
   }
 
   private void markDirty(int id) {

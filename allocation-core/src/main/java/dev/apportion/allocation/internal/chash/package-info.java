@@ -15,7 +15,10 @@
  *       scratch, a deferred-acceptance matching in rounds: round 1 on the ring, then probe rounds
  *       for the rejected, then a clockwise walk for the few left.
  *   <li>{@link dev.apportion.allocation.internal.chash.IncrementalMatching}: the same result for
- *       a change, continued from the last matching's round 1 instead of recomputed.
+ *       a change, continued from the last matching's round 1 instead of recomputed, with
+ *       {@link dev.apportion.allocation.internal.chash.KeptArcKeys} (the over-full collectors'
+ *       sorted round-1 keys, kept and carried over changes) and {@link
+ *       dev.apportion.allocation.internal.chash.ViewSearch} (positions in a view by hash).
  *   <li>{@link dev.apportion.allocation.internal.chash.FloorPhase}: for weighted placements, lets
  *       a collector under its floor extend its arcs until it reaches it.
  *   <li>{@link dev.apportion.allocation.internal.chash.CostChurnRule}: a change of costs alone

@@ -133,11 +133,11 @@ public final class CollectorLimits {
     homeless.clear();
     if (anyOver) {
       // Candidates: targets this write placed on a collector now beyond its limit.
-      IntList touched = slots.touched();
+      IntList touched = slots.journal().touched();
       for (int i = 0; i < touched.size(); i++) {
         int s = touched.get(i);
         int owner = slots.ownerId(s);
-        if (owner >= 0 && overById[owner] && slots.previousOwner(s) != owner) {
+        if (owner >= 0 && overById[owner] && slots.journal().previousOwner(s) != owner) {
           homeless.add(s);
         }
       }

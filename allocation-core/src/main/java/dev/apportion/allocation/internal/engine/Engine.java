@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,15 +28,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Design.</b> Writers are serialized by one lock. The state is dense primitive data
  * ({@link Slots}): each known target owns an int slot, found through an open-addressing table
- * keyed by its identity hash, so a call that re-sets an unchanged target set probes the table once
- * per target and compares two numbers, never strings or label maps. Each write finds the
- * difference against that state (new, dropped and relabeled targets; added, removed and re-noded
- * collectors) and hands only that to the strategy's {@link Placer}, as slots. The slots' journal
- * records each touched target's owner before the write; the {@link Publisher} turns exactly
- * those targets into a new immutable {@link Snapshot} that shares every untouched part with the
- * previous one (and into {@link Move}s, only when a listener is registered), and the engine
- * publishes it with one volatile write. Readers only ever read that field: they never block and
- * never see a half-applied change.
+ * keyed by its identity hash, so a call that re-sets an unchanged target set compares two numbers
+ * a target, never strings or label maps. Each write finds what it changed once, as a value: a
+ * {@code setTargets} call's {@link TargetSetChange} ({@link TargetIntake}: new, dropped,
+ * relabeled, re-noded and recosted targets), a {@code setCollectors} call's {@link
+ * CollectorSetChange} (added, removed, re-noded and reweighted collectors, and the departed
+ * ones' targets, found through the slots' own record of what each member holds); the strategy's
+ * {@link Placer} is handed only that, as slots. The slots' {@link Journal} records each touched
+ * target's owner before the write; the {@link Publisher} turns exactly those targets into a new
+ * immutable {@link Snapshot} that shares every untouched part with the previous one (and into
+ * {@link Move}s, only when a listener is registered), and the engine publishes it with one
+ * volatile write. The writer keeps everything it needs itself (the members by name, what each
+ * holds) and never reads the published snapshot back. Readers only ever read that field: they
+ * never block and never see a half-applied change.
  *
  * <p><b>Target cost and collector capacity.</b> A target's cost travels with it
  * ({@link Target#cost()}); the slots keep it in a dense array and each member's total up to date,
@@ -45,17 +50,20 @@ import org.slf4j.LoggerFactory;
  * per-collector limit is the engine's, not the strategies': {@link CollectorLimits} runs after
  * every placement.
  *
- * <p><b>Cost.</b> {@code setTargets}: one table probe per given target, one pass over the known
- * slots to find the dropped ones, O(a log a) to order {@code a} added ones, plus the placer and
- * the publisher's cost for what changed; an unchanged re-set allocates nothing and publishes
- * nothing. {@code setCollectors}: O(c) for {@code c} collectors, one pass over the slots' owners
- * when a collector left, plus the placer and the publisher.
+ * <p><b>Cost.</b> {@code setTargets}: two comparisons of numbers per given target in the order
+ * of the last call (else one table probe), one pass over the last call's input to find the
+ * dropped ones, O(a log a) to order {@code a} added ones, plus the placer and the publisher's
+ * cost for what changed; an unchanged re-set allocates nothing and publishes nothing.
+ * {@code setCollectors}: O(c) for {@code c} collectors, O(o log o) for the {@code o} targets of
+ * departed collectors, plus the placer and the publisher.
  */
 public final class Engine implements Allocator {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
   private final String strategy;
   private final Placer placer;
+  /** {@link Placer#placementLabelsChanged} of the placer, made once. */
+  private final BiPredicate<Target, Target> placementMoves;
   /** The placer when it places by partition, else null. */
   private final Partitioned partitioned;
   /** Shared with the placer, which reads target zones through it. */
@@ -66,24 +74,26 @@ public final class Engine implements Allocator {
   @GuardedBy("lock")
   private final CollectorLimits limits;
 
-  private static final int BATCH = 16;
-  /** Targets read by one call of {@link #takeRange}: a multiple of {@link #BATCH}. */
-  private static final int RANGE = 256;
+  /** Targets checked for null by one call of {@link #requireNoNull}. */
+  private static final int NULL_CHECK_RANGE = 256;
 
   private final ReentrantLock lock = new ReentrantLock();
   // The writer's state: guarded by lock, as Error Prone's GuardedBy check enforces.
   @GuardedBy("lock")
   private final Slots slots;
   @GuardedBy("lock")
+  private final TargetIntake intake;
+  @GuardedBy("lock")
   private final Publisher publisher = new Publisher();
   @GuardedBy("lock")
   private Members members = Members.EMPTY;
+  /** The members by name: built when they change, and published with them. */
+  @GuardedBy("lock")
+  private NameIndex names = NameIndex.EMPTY;
   @GuardedBy("lock")
   private final IntList freeIds = new IntList();
   @GuardedBy("lock")
   private int nextId;
-  @GuardedBy("lock")
-  private final IntList renoded = new IntList();
   @GuardedBy("lock")
   private final IntList orphans = new IntList();
   @GuardedBy("lock")
@@ -115,7 +125,7 @@ public final class Engine implements Allocator {
   /**
    * An engine as above whose store keys targets by {@code hash() & keyMask} and compares each
    * given target with the one given at its place last time only when {@code compareInTurn}
-   * (see {@link Slots#Slots(long, boolean, boolean)}).
+   * (see {@link Slots#Slots(long, boolean)} and {@link TargetIntake#TargetIntake}).
    */
   Engine(String strategy, Placer placer, List<AllocationListener> listeners,
       double movedShareWarning, NodeZones zones, int maxTargets, long maxCost, long keyMask,
@@ -124,10 +134,12 @@ public final class Engine implements Allocator {
     this.limits = new CollectorLimits(strategy, LOG, maxTargets, maxCost);
     this.strategy = strategy;
     this.placer = placer;
+    this.placementMoves = placer::placementLabelsChanged;
     this.partitioned = placer instanceof Partitioned p ? p : null;
     this.listeners = new Listeners(listeners);
     this.movedShareWarning = movedShareWarning;
-    this.slots = new Slots(keyMask, compareInTurn, !limits.active());
+    this.slots = new Slots(keyMask, !limits.active());
+    this.intake = new TargetIntake(slots, compareInTurn);
   }
 
   @Override
@@ -136,8 +148,8 @@ public final class Engine implements Allocator {
     boolean indexed = targets instanceof List && targets instanceof RandomAccess;
     if (indexed) {
       List<Target> list = (List<Target>) targets;
-      for (int from = 0; from < list.size(); from += RANGE) {
-        requireNoNull(list, from, Math.min(list.size(), from + RANGE));
+      for (int from = 0; from < list.size(); from += NULL_CHECK_RANGE) {
+        requireNoNull(list, from, Math.min(list.size(), from + NULL_CHECK_RANGE));
       }
     } else {
       for (Object t : (Collection<?>) targets) {
@@ -150,49 +162,17 @@ public final class Engine implements Allocator {
       long start = System.nanoTime();
       Snapshot before = snapshot;
       slots.beginOperation();
-      slots.reserve(Math.max(slots.known(), targets.size()));
-      int duplicates = 0;
-      slots.beginInput(targets.size());
-      if (indexed) {
-        List<Target> list = (List<Target>) targets;
-        int n = list.size();
-        boolean lookedMost = false;
-        for (int from = 0; from < n; from += RANGE) {
-          long r = takeRange(list, from, Math.min(n, from + RANGE), lookedMost);
-          duplicates += (int) (r >>> 1);
-          lookedMost = (r & 1) != 0;
-        }
-      } else {
-        for (Target t : targets) {
-          if (!slots.takeUnchangedInTurn(t)) {
-            duplicates += slots.take(t);
-          }
-        }
+      TargetSetChange change = intake.take(targets, indexed, placementMoves);
+      limits.forget(change.removed());
+      placer.targetsChanged(change.added(), change.removed(), members, slots);
+      if (!change.renoded().isEmpty()) {
+        placer.nodesChanged(change.renoded(), members, slots);
       }
-      slots.endInput();
-      slots.settleRelabels();
-      slots.dropUnseenAndOrderAdded();
-      limits.forget(slots.removed());
-      placer.targetsChanged(slots.added(), slots.removed(), members, slots);
-      renoded.clear();
-      List<Target> from = slots.relabeledFrom();
-      for (int i = 0; i < from.size(); i++) {
-        int s = slots.relabeled().get(i);
-        if (placer.placementLabelsChanged(from.get(i), slots.target(s))) {
-          renoded.add(s);
-        }
-      }
-      if (!renoded.isEmpty()) {
-        slots.sorter().sort(renoded.array(), renoded.size(), slots.hashes(), slots.targets());
-        placer.nodesChanged(renoded, members, slots);
-      }
-      IntList recosted = slots.recosted();
-      if (!recosted.isEmpty() && !members.isEmpty()) {
-        slots.sorter().sort(recosted.array(), recosted.size(), slots.hashes(), slots.targets());
-        placer.costsChanged(recosted, members, slots);
+      if (!change.recosted().isEmpty() && !members.isEmpty()) {
+        placer.costsChanged(change.recosted(), members, slots);
       }
       limits.enforce(slots, members);
-      logDuplicates(duplicates, targets.size());
+      logDuplicates(change.duplicates(), targets.size());
       publish(Cause.SET_TARGETS, before, start, false);
     } finally {
       lock.unlock();
@@ -200,48 +180,9 @@ public final class Engine implements Allocator {
   }
 
   /**
-   * Takes {@code list[from .. to)} into the slots, {@link #BATCH} at a time: the input is read in
-   * ranges of {@link #RANGE} ({@link Passes}).
-   *
-   * @param lookedMost whether most of the batch before this range were looked up
-   * @return the duplicates found, shifted left by one, or 1 when most of the last batch were
-   *     looked up
-   */
-  @GuardedBy("lock")
-  private long takeRange(List<Target> list, int from, int to, boolean lookedMost) {
-    long duplicates = 0;
-    int looked = lookedMost ? BATCH : 0;
-    for (int b = from; b < to; b += BATCH) {
-      int end = Math.min(to, b + BATCH);
-      if (looked > BATCH / 4) {
-        // The last batch was mostly not in turn (a shuffled or a first input): touch every
-        // target's table cell before looking each up. The touches are independent loads, so
-        // their cache misses overlap instead of queueing.
-        slots.touch(list, b, end);
-      } else {
-        // Mostly in turn (or the input's first batch, or the comparison in turn off: a field
-        // read a target, cheap either way): each target is compared with the slot expected,
-        // whose arrays are read in order; the targets themselves, built anew, are scattered, so
-        // they are touched first, their misses overlapping as above (an unchanged re-set of
-        // 100k: 4.0 -> 3.0 ms).
-        slots.touchTargets(list, b, end);
-      }
-      looked = 0;
-      for (int i = b; i < end; i++) {
-        Target t = list.get(i);
-        if (!slots.takeUnchangedInTurn(t)) {
-          duplicates += slots.take(t);
-          looked++;
-        }
-      }
-    }
-    return duplicates << 1 | (looked > BATCH / 4 ? 1 : 0);
-  }
-
-  /**
-   * Throws when {@code list[from .. to)} holds a null (in ranges, as {@link #takeRange}). Reads
-   * the elements as {@code Object}s: a {@code Target} there would be a cast that loads each
-   * target's header, a cache miss per target of a set built anew (1 ms of 100k), for nothing.
+   * Throws when {@code list[from .. to)} holds a null (in ranges, a call each: {@link Passes}).
+   * Reads the elements as {@code Object}s: a {@code Target} there would be a cast that loads each
+   * target's header, a cache miss per target of a set built anew, for nothing.
    */
   private static void requireNoNull(List<?> list, int from, int to) {
     for (int i = from; i < to; i++) {
@@ -281,7 +222,7 @@ public final class Engine implements Allocator {
     try {
       long start = System.nanoTime();
       CollectorsInNameOrder ordered =
-          CollectorsInNameOrder.of(given, members, snapshot.indexByName);
+          CollectorsInNameOrder.of(given, members, names);
       Collector[] byName = ordered.collectors();
       Snapshot before = snapshot;
       slots.beginOperation();
@@ -375,14 +316,11 @@ public final class Engine implements Allocator {
           orphans.add(slots.slotAt(k));
         }
       } else if (!removed.isEmpty()) {
-        boolean[] departed = new boolean[nextId];
-        for (Member m : removed) {
-          departed[m.id()] = true;
-        }
-        orphansOf(removed, departed);
+        slots.unassignHeldBy(removed, orphans);
       }
       Members previous = members;
       members = after;
+      names = NameIndex.of(after);
       zones.learn(after, onlyRemovals);
       placer.collectorsChanged(new CollectorSetChange(previous, after,
           Collections.unmodifiableList(added), Collections.unmodifiableList(removed),
@@ -393,46 +331,6 @@ public final class Engine implements Allocator {
     orphans.reset();
     publish(Cause.SET_COLLECTORS, before, start, changed);
     return removed;
-  }
-
-  /**
-   * Unassigns the departed members' targets into {@link #orphans}, in order. The last snapshot
-   * lists exactly what each member holds (it is published after every write), so their slots are
-   * found by one table probe each, at the cost of the orphans; should a listed target not be
-   * found where the snapshot says, every slot is walked instead.
-   */
-  @GuardedBy("lock")
-  private void orphansOf(List<Member> removed, boolean[] departed) {
-    JobLists[] entries = new JobLists[removed.size()];
-    int count = 0;
-    boolean listed = true;
-    for (int i = 0; i < removed.size(); i++) {
-      Member m = removed.get(i);
-      entries[i] = m.published();
-      int held = entries[i] == null ? 0 : entries[i].count;
-      // The snapshot must list as many targets as the member holds, or some were not listed.
-      listed &= held == m.load();
-      count += held;
-    }
-    int[] held = new int[count];
-    int n = 0;
-    for (int i = 0; i < entries.length && listed; i++) {
-      if (entries[i] == null) {
-        continue;
-      }
-      for (String job : entries[i].jobs()) {
-        for (Target t : entries[i].targets(job)) {
-          int s = slots.slotOfInstance(t);
-          listed &= s >= 0;
-          if (s >= 0) {
-            held[n++] = s;
-          }
-        }
-      }
-    }
-    if (!listed || !slots.orphansAmong(held, n, departed, orphans)) {
-      slots.orphansOf(departed, orphans);
-    }
   }
 
   @GuardedBy("lock")
@@ -511,8 +409,8 @@ public final class Engine implements Allocator {
           outside += partitioned.outsideAmong(byLimits, slots);
         }
       }
-      r = publisher.publish(slots, members, before, collectorsChanged, !listeners.isEmpty(),
-          outside);
+      r = publisher.publish(slots, members, names, before, collectorsChanged,
+          !listeners.isEmpty(), outside);
     } finally {
       slots.endOperation();
     }

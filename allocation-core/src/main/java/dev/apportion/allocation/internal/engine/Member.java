@@ -33,8 +33,6 @@ public final class Member {
   private long costLimit = Long.MAX_VALUE;
   /** Targets held per job id; grown on demand. */
   private int[] jobLoads = new int[0];
-  /** Its part of the last published snapshot, or null before one lists it. Writer only. */
-  private JobLists published;
 
   public Member(Collector collector, int id) {
     this.name = collector.name();
@@ -158,20 +156,6 @@ public final class Member {
    */
   int nameHash() {
     return nameHash;
-  }
-
-  /** Its part of the last published snapshot, or null. Writer only. @return the entry */
-  JobLists published() {
-    return published;
-  }
-
-  /**
-   * Records its part of the snapshot being published. Writer only.
-   *
-   * @param entry the entry
-   */
-  void published(JobLists entry) {
-    this.published = entry;
   }
 
   void index(int i) {

@@ -1,13 +1,10 @@
 package dev.apportion.allocation.internal.partition;
 
-import dev.apportion.allocation.Collector;
 import dev.apportion.allocation.Target;
 import dev.apportion.allocation.internal.collections.Headroom;
 import dev.apportion.allocation.internal.collections.IntList;
 import dev.apportion.allocation.internal.engine.Assignment;
-import dev.apportion.allocation.internal.engine.CollectorLimits;
 import dev.apportion.allocation.internal.engine.CollectorSetChange;
-import dev.apportion.allocation.internal.engine.Continuing;
 import dev.apportion.allocation.internal.engine.Member;
 import dev.apportion.allocation.internal.engine.Members;
 import dev.apportion.allocation.internal.engine.Partitioned;
@@ -25,8 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Partitioned placement: a layer around any other {@link Placer} that keeps each target inside its
- * partition (by default its zone), as asked in open-telemetry/opentelemetry-operator#3759 and
- * #5156. It is {@code per-node}'s zone-aware fallback, and the opt-in zone-aware (or label-aware)
+ * partition (by default its zone), as users of the OpenTelemetry operator have asked. It is
+ * {@code per-node}'s zone-aware fallback, and the opt-in zone-aware (or label-aware)
  * {@code consistent-hashing}, {@code rendezvous} and {@code least-weighted}.
  *
  * <p><b>Design.</b> The collectors are grouped by their {@link PartitionKey} value; each group with
@@ -77,6 +74,25 @@ import org.slf4j.LoggerFactory;
  * collectors, no partition over the skew limit) looks up the added targets' keys only and
  * rebuilds the groups' lists by one pass over the view's slots ({@link #changeInPlace}). An
  * unchanged re-set of the targets costs nothing here.
+ *
+ * <p><b>One algorithm, three ways in.</b> This class is the reconcile: it decides which group
+ * every target and every collector is in, and what each group's placer must hear. The full
+ * reconcile and its two shortcuts decide the same thing from the same state (each target's group
+ * and key value, the last grouping of the collectors, the skew limit), and every shortcut must
+ * leave exactly what the full reconcile would: split apart, each would need that whole state and
+ * the invariants that tie it together. What is not the reconcile lives beside it: {@link
+ * PartitionGroup} (one group: its placer, its members, its view of the targets), {@link
+ * MemberPartitions} (the collectors by key value, remembered by collector object) and {@link
+ * SlotGroups} (the record by slot the groups read).
+ *
+ * <p><b>A reader's map.</b> The {@link Placer} and {@link Partitioned} callbacks come first:
+ * {@code targetsChanged} tries {@link #changeInPlace}, else reconciles; {@code collectorsChanged},
+ * {@code nodesChanged}, {@code topologyChanged} and {@code heldOutsideChanged} reconcile; {@code
+ * costsChanged} hands each group its recosted targets. Then {@link #reconcile} (the full one:
+ * the collectors' grouping, each target's group, the skew limit's spills, the new lists, the
+ * departures, arrivals and unassigned targets of each group, then each group's placer), {@link
+ * #spills} (the skew limit), {@link #keepGroups} (the collector-change shortcut) and
+ * {@link #report} (the log and the count of targets outside their partition).
  */
 public final class PartitionedPlacer implements Placer, Partitioned {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedPlacer.class);
@@ -89,15 +105,14 @@ public final class PartitionedPlacer implements Placer, Partitioned {
   private final String strategy;
 
   /** Partitions by key value; visited in key order. */
-  private final TreeMap<String, Group> byKey = new TreeMap<>();
-  private final Group global;
-  private Group[] byId = new Group[4];
+  private final TreeMap<String, PartitionGroup> byKey = new TreeMap<>();
+  private final PartitionGroup global;
+  private PartitionGroup[] byId = new PartitionGroup[4];
   private int groups = 1;
 
-  // By slot.
-  private int[] groupOf = new int[16];
-  private int[] nextGroupOf = new int[16];
-  private int[] stamp = new int[16];
+  /** By slot: each target's group, the next, its stamp and its key value. */
+  private final SlotGroups bySlot = new SlotGroups();
+  /** Counts the reconciles: what a slot's stamp is compared with. */
   private int round;
   /**
    * The stamp the slots of the last reconcile's view carry: the round of the last full
@@ -106,18 +121,12 @@ public final class PartitionedPlacer implements Placer, Partitioned {
    */
   private int viewStamp;
   /**
-   * By slot: the key value the last reconcile found, valid for the slots in its view while no
-   * target has changed since ({@link #keysRound}) and the key resolves as it did
-   * ({@link #keysVersion}).
+   * The reconcile that filled the slots' key values, or -1 once a target may have changed since.
    */
-  private String[] keyOf = new String[16];
-  /** The reconcile that filled {@link #keyOf}, or -1 once a target may have changed since. */
   private int keysRound = -1;
   private long keysVersion;
-  /** By member id: the key value of the collector {@link #memberKeyFrom} names. */
-  private String[] memberKeyOf = new String[0];
-  private Collector[] memberKeyFrom = new Collector[0];
-  private long memberKeysVersion;
+  /** The collectors by partition, with their key values remembered. */
+  private final MemberPartitions memberPartitions;
   /** What the last reconcile found, for {@link #keepGroups}. */
   private int keptOut;
   private int keptSpills;
@@ -146,12 +155,12 @@ public final class PartitionedPlacer implements Placer, Partitioned {
    */
   public PartitionedPlacer(PartitionKey key, Supplier<Placer> factory, double maxSkew, String strategy) {
     this.key = key;
+    this.memberPartitions = new MemberPartitions(key);
     this.factory = factory;
     this.maxSkew = maxSkew;
     this.strategy = strategy;
-    this.global = new Group(GLOBAL, null);
+    this.global = new PartitionGroup(GLOBAL, null, bySlot, factory, strategy, LOG);
     byId[GLOBAL] = global;
-    Arrays.fill(groupOf, -1);
   }
 
   @Override
@@ -209,7 +218,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
           gid = lastGroup;
           k = lastKey;
         } else {
-          Group partition = byKey.get(k);
+          PartitionGroup partition = byKey.get(k);
           if (partition == null || !keptWithMembers[partition.id]) {
             return false; // a target outside its partition: the full reconcile logs it
           }
@@ -218,7 +227,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
           lastGroup = gid;
         }
       }
-      Group grp = byId[gid];
+      PartitionGroup grp = byId[gid];
       if (grp.placer == null || grp.members.isEmpty()) {
         return false;
       }
@@ -229,12 +238,12 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     int out = keptOut;
     for (int i = 0; i < removed.size(); i++) {
       int slot = removed.get(i);
-      int gid = slot < groupOf.length ? groupOf[slot] : -1;
+      int gid = bySlot.groupOf(slot);
       if (gid < 0) {
         return false;
       }
       count[gid]--;
-      if (gid == GLOBAL && keyOf[slot] != null) {
+      if (gid == GLOBAL && bySlot.key[slot] != null) {
         out--;
       }
     }
@@ -244,10 +253,10 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     }
     // From here on nothing fails over to the full reconcile.
     if (maxSlot >= 0) {
-      ensure(maxSlot);
+      bySlot.ensure(maxSlot);
     }
     for (int g = 0; g < groups; g++) {
-      Group grp = byId[g];
+      PartitionGroup grp = byId[g];
       grp.departed.clear();
       grp.unplaced = new IntList();
       grp.next.clear();
@@ -258,20 +267,20 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     // and fill it themselves.)
     for (int i = 0; i < removed.size(); i++) {
       int slot = removed.get(i);
-      byId[groupOf[slot]].departed.add(slot);
-      groupOf[slot] = -1;
+      byId[bySlot.group[slot]].departed.add(slot);
+      bySlot.group[slot] = -1;
     }
     for (int i = 0; i < added.size(); i++) {
       int slot = added.get(i);
       byId[addedGroup[i]].unplaced.add(slot);
-      groupOf[slot] = addedGroup[i];
-      keyOf[slot] = addedKey[i];
-      stamp[slot] = viewStamp;
+      bySlot.group[slot] = addedGroup[i];
+      bySlot.key[slot] = addedKey[i];
+      bySlot.stamp[slot] = viewStamp;
     }
     int n = view.size();
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
-      byId[groupOf[slot]].next.add(slot);
+      byId[bySlot.group[slot]].next.add(slot);
     }
     for (int g = 0; g < groups; g++) {
       byId[g].swap();
@@ -279,7 +288,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     lastViewEmpty = n == 0;
     // Valid again only once every group has taken the change (not if a placer failed midway).
     keysRound = -1;
-    for (Group grp : byKey.values()) {
+    for (PartitionGroup grp : byKey.values()) {
       grp.targetsChanged(view);
     }
     global.targetsChanged(view);
@@ -342,7 +351,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     IntList[] byGroup = new IntList[groups];
     for (int i = 0; i < recosted.size(); i++) {
       int s = recosted.get(i);
-      int g = s < groupOf.length ? groupOf[s] : -1;
+      int g = bySlot.groupOf(s);
       if (g >= 0) {
         if (byGroup[g] == null) {
           byGroup[g] = new IntList();
@@ -350,7 +359,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
         byGroup[g].add(s);
       }
     }
-    for (Group g : byKey.values()) {
+    for (PartitionGroup g : byKey.values()) {
       g.costsChanged(byGroup[g.id], assignment);
     }
     global.costsChanged(byGroup[GLOBAL], assignment);
@@ -395,7 +404,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     for (int i = 0; i < placed.size(); i++) {
       int s = placed.get(i);
       Member o = assignment.ownerOf(s);
-      if (o == null || (viewed && s < groupOf.length && groupOf[s] == GLOBAL)) {
+      if (o == null || (viewed && bySlot.groupOf(s) == GLOBAL)) {
         continue;
       }
       String k = key.of(assignment.target(s));
@@ -406,36 +415,20 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     return n;
   }
 
-  @SuppressWarnings("unchecked")
-  private static List<Member>[] newLists(int n) {
-    return (List<Member>[]) new List<?>[n];
-  }
-
-  private Group group(String k) {
-    Group g = byKey.get(k);
+  private PartitionGroup group(String k) {
+    PartitionGroup g = byKey.get(k);
     if (g == null) {
       if (groups == byId.length) {
         byId = Arrays.copyOf(byId, groups * 2);
       }
-      g = new Group(groups, k);
+      g = new PartitionGroup(groups, k, bySlot, factory, strategy, LOG);
       byId[groups++] = g;
       byKey.put(k, g);
     }
     return g;
   }
 
-  private void ensure(int slot) {
-    if (slot >= groupOf.length) {
-      // With the engine's headroom: a later small change must not copy the arrays again.
-      int n = Math.max(Headroom.withHeadroom(slot + 1), groupOf.length * 2);
-      int old = groupOf.length;
-      groupOf = Arrays.copyOf(groupOf, n);
-      Arrays.fill(groupOf, old, n, -1);
-      nextGroupOf = Arrays.copyOf(nextGroupOf, n);
-      stamp = Arrays.copyOf(stamp, n);
-      keyOf = Arrays.copyOf(keyOf, n);
-    }
-  }
+
 
   // By reference: the same collector object (immutable) has the same value; a value instance
   // seen before has the group found for it (an equal instance is looked up once more).
@@ -450,57 +443,11 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     boolean reuse = change != null && !change.before().isEmpty() && keysRound == r - 1
         && keysVersion == version;
     keysRound = -1;
-    if (memberKeysVersion != version) {
-      Arrays.fill(memberKeyFrom, null);
-      memberKeysVersion = version;
-    }
     // The partitions: collectors by key value, name order within each.
-    Map<String, List<Member>> memberLists = new TreeMap<>();
-    int maxId = Math.max(0, members.maxId());
-    int[] memberGroup = new int[maxId + 1];
-    Arrays.fill(memberGroup, -1);
-    if (memberKeyOf.length <= maxId) {
-      memberKeyOf = Arrays.copyOf(memberKeyOf, Math.max(maxId + 1, memberKeyOf.length * 2));
-      memberKeyFrom = Arrays.copyOf(memberKeyFrom, memberKeyOf.length);
-    }
-    // The list and group of the last few values seen, by reference (values are few: zones; a
-    // member's kept value is the same instance from call to call), before the sorted map.
-    String[] seenValue = new String[8];
-    List<Member>[] seenList = newLists(seenValue.length);
-    int[] seenGroupId = new int[seenValue.length];
-    int valuesSeen = 0;
-    for (Member m : members.array()) {
-      // A member's value is its collector's, or its node's zone: kept while both are.
-      String k;
-      int id = m.id();
-      if (memberKeyFrom[id] == m.collector() && memberKeysVersion == version) {
-        k = memberKeyOf[id];
-      } else {
-        k = key.of(m);
-        memberKeyOf[id] = k;
-        memberKeyFrom[id] = m.collector();
-      }
-      if (k != null) {
-        int j = 0;
-        while (j < valuesSeen && seenValue[j] != k) {
-          j++;
-        }
-        if (j < valuesSeen) {
-          seenList[j].add(m);
-          memberGroup[id] = seenGroupId[j];
-          continue;
-        }
-        List<Member> list = memberLists.computeIfAbsent(k, x -> new ArrayList<>());
-        list.add(m);
-        int gid = group(k).id;
-        memberGroup[id] = gid;
-        if (valuesSeen < seenValue.length) {
-          seenValue[valuesSeen] = k;
-          seenList[valuesSeen] = list;
-          seenGroupId[valuesSeen++] = gid;
-        }
-      }
-    }
+    MemberPartitions.Grouping grouping = memberPartitions.group(members, k -> group(k).id);
+    Map<String, List<Member>> memberLists = grouping.lists();
+    int[] memberGroup = grouping.groupOf();
+    int maxId = memberGroup.length - 1;
     if (reuse && keepGroups(members, view, change, memberGroup, memberLists)) {
       keysRound = r;
       keysVersion = version;
@@ -522,7 +469,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
       maxSlot = Math.max(maxSlot, view.slotAt(i));
     }
     if (maxSlot >= 0) {
-      ensure(maxSlot);
+      bySlot.ensure(maxSlot);
     }
     // The group of the last few values seen (values are few: zones), by reference first: the
     // values kept in keyOf are those instances, so a collector change compares references only.
@@ -532,9 +479,9 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
       String k;
-      boolean kept = reuse && stamp[slot] == viewStamp;
+      boolean kept = reuse && bySlot.stamp[slot] == viewStamp;
       if (kept) {
-        k = keyOf[slot];
+        k = bySlot.key[slot];
       } else {
         k = key.of(view.target(slot));
       }
@@ -568,7 +515,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
         }
       }
       if (!kept) {
-        keyOf[slot] = k;
+        bySlot.key[slot] = k;
       }
       want[i] = gid;
       count[gid]++;
@@ -614,23 +561,23 @@ public final class PartitionedPlacer implements Placer, Partitioned {
       int slot = view.slotAt(i);
       int gid = want[i];
       byId[gid].next.add(slot);
-      stamp[slot] = r;
-      nextGroupOf[slot] = gid;
+      bySlot.stamp[slot] = r;
+      bySlot.nextGroup[slot] = gid;
       if (gid == GLOBAL && keyed[i]) {
         out++;
       }
     }
     // Departures, from each group's previous list, before any owner changes.
     for (int g = 0; g < groups; g++) {
-      Group grp = byId[g];
+      PartitionGroup grp = byId[g];
       grp.departed.clear();
       IntList old = grp.slots;
       for (int i = 0; i < old.size(); i++) {
         int s = old.get(i);
-        if (stamp[s] != r || nextGroupOf[s] != g) {
+        if (bySlot.stamp[s] != r || bySlot.nextGroup[s] != g) {
           grp.departed.add(s);
-          if (stamp[s] != r) {
-            groupOf[s] = -1;
+          if (bySlot.stamp[s] != r) {
+            bySlot.group[s] = -1;
           }
         }
       }
@@ -644,15 +591,15 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     for (int i = 0; i < n; i++) {
       int slot = view.slotAt(i);
       int gid = want[i];
-      Group grp = byId[gid];
-      if (groupOf[slot] != gid) {
+      PartitionGroup grp = byId[gid];
+      if (bySlot.group[slot] != gid) {
         grp.arrived.add(slot);
       }
       Member o = view.ownerOf(slot);
-      boolean mayHold = o != null && groupOf[slot] == gid && (gid == GLOBAL
+      boolean mayHold = o != null && bySlot.group[slot] == gid && (gid == GLOBAL
           ? o.id() < inGlobal.length && inGlobal[o.id()] : inPartition(o, gid, memberGroup));
       collectUnassigned(grp, view, slot, o, mayHold);
-      groupOf[slot] = gid;
+      bySlot.group[slot] = gid;
     }
     for (int g = 0; g < groups; g++) {
       byId[g].swap();
@@ -714,7 +661,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
    * before this call.
    */
   private void collectUnassigned(Assignment view, int slot, int[] memberGroup) {
-    int gid = groupOf[slot];
+    int gid = bySlot.group[slot];
     Member o = view.ownerOf(slot);
     boolean mayHold = o != null && (gid == GLOBAL || inPartition(o, gid, memberGroup));
     collectUnassigned(byId[gid], view, slot, o, mayHold);
@@ -730,8 +677,8 @@ public final class PartitionedPlacer implements Placer, Partitioned {
    * may not hold it (another group's collector, or a target that changed group): then it is
    * unassigned first.
    */
-  private static void collectUnassigned(Group grp, Assignment view, int slot, Member holder,
-      boolean mayHold) {
+  private static void collectUnassigned(PartitionGroup grp, Assignment view, int slot,
+      Member holder, boolean mayHold) {
     if (holder != null && !mayHold) {
       view.place(slot, null);
     }
@@ -743,7 +690,7 @@ public final class PartitionedPlacer implements Placer, Partitioned {
   /** The wrapped placers: partitions in key order, then the cluster-wide group. */
   private void applyGroups(Map<String, List<Member>> memberLists, List<Member> globalList,
       Assignment view, CollectorSetChange change) {
-    for (Map.Entry<String, Group> e : byKey.entrySet()) {
+    for (Map.Entry<String, PartitionGroup> e : byKey.entrySet()) {
       List<Member> list = memberLists.get(e.getKey());
       e.getValue().apply(list == null ? List.of() : list, view, change);
     }
@@ -853,224 +800,5 @@ public final class PartitionedPlacer implements Placer, Partitioned {
     }
   }
 
-  /**
-   * Whether {@code b} is the group's member set {@code a}, capacities included: a member keeps
-   * its object when only its capacity changes, and {@code a} holds the capacities it was made
-   * with (without this a capacity change inside a partition never reached its placer).
-   */
-  private static boolean same(Members a, List<Member> b) {
-    if (a.size() != b.size()) {
-      return false;
-    }
-    double[] capacities = a.capacities();
-    for (int i = 0; i < b.size(); i++) {
-      if (a.get(i) != b.get(i) || capacities[i] != b.get(i).capacity()) {
-        return false;
-      }
-    }
-    return true;
-  }
 
-  /** One partition (or the cluster-wide group): its placer, members and view of the targets. */
-  private final class Group implements Assignment {
-    final int id;
-    final String key;
-    Placer placer;
-    Members members = Members.EMPTY;
-    /** By member id: whether in {@link #members}. */
-    boolean[] isMember = new boolean[0];
-    IntList slots = new IntList();
-    IntList next = new IntList();
-    final IntList departed = new IntList();
-    /** The slots new to this group in this reconcile, in identity-hash order; unassigned. */
-    final IntList arrived = new IntList();
-    /**
-     * The slots of this group unassigned when the reconcile handed it over, in its list's order:
-     * what it had no owner for, what arrived and what lost an owner outside the group.
-     */
-    IntList unplaced = new IntList();
-    Assignment parent;
-
-    Group(int id, String key) {
-      this.id = id;
-      this.key = key;
-    }
-
-    void costsChanged(IntList recosted, Assignment view) {
-      if (recosted != null && placer != null && !members.isEmpty()) {
-        parent = view;
-        placer.costsChanged(recosted, members, this);
-      }
-    }
-
-    /** {@link #changeInPlace}'s hand-over: this group's arrivals and departures, if any. */
-    void targetsChanged(Assignment view) {
-      if (placer != null && !members.isEmpty() && (!unplaced.isEmpty() || !departed.isEmpty())) {
-        parent = view;
-        placer.targetsChanged(unplaced, departed, members, this);
-      }
-    }
-
-    void swap() {
-      IntList t = slots;
-      slots = next;
-      next = t;
-    }
-
-    // Identity, on purpose: a Members is immutable, and the engine's own pair says its change.
-    @SuppressWarnings("ReferenceEquality")
-    void apply(List<Member> list, Assignment view, CollectorSetChange change) {
-      parent = view;
-      if (list.isEmpty()) {
-        placer = null;
-        members(Members.EMPTY);
-        return;
-      }
-      if (placer == null) {
-        placer = factory.get();
-        members(Members.EMPTY);
-      }
-      if (same(members, list)) {
-        if (!unplaced.isEmpty() || !departed.isEmpty()) {
-          if (unplaced.size() != arrived.size()) {
-            // Unassigned targets that did not just arrive (none while the members stay, as
-            // far as this class knows): the wrapped placer is handed them as new, so it must
-            // not count them on top of its own state.
-            if (placer instanceof Continuing c) {
-              c.viewChangedUnsaid();
-            }
-          }
-          placer.targetsChanged(unplaced, departed, members, this);
-        }
-        return;
-      }
-      Members before = members;
-      Members after = list instanceof Members given ? given
-          : new Members(list.toArray(new Member[0]));
-      if (change != null && before == change.before() && after == change.after()) {
-        // The group has every collector, before and now: the change is the engine's own, and
-        // says what came, went and changed without comparing the two sets name by name.
-        if (LOG.isTraceEnabled()) {
-          LOG.trace("[{}] a group with every collector took the engine's change as it is",
-              strategy);
-        }
-        members(after);
-        placer.collectorsChanged(new CollectorSetChange(before, after, change.added(),
-            change.removed(), change.renoded(), change.reweighted(), unplaced, arrived,
-            departed), this);
-        return;
-      }
-      Member[] beforeById = byId(before);
-      Member[] afterById = byId(after);
-      List<Member> added = new ArrayList<>();
-      for (Member m : after.array()) {
-        if (!contains(beforeById, m)) {
-          added.add(m);
-        }
-      }
-      List<Member> removed = new ArrayList<>();
-      for (Member m : before.array()) {
-        if (!contains(afterById, m)) {
-          removed.add(m);
-        }
-      }
-      List<Member> renoded = new ArrayList<>();
-      List<Member> reweighted = new ArrayList<>();
-      if (change != null) {
-        for (Member m : change.renoded()) {
-          if (contains(afterById, m)) {
-            renoded.add(m);
-          }
-        }
-        for (Member m : change.reweighted()) {
-          if (contains(afterById, m)) {
-            reweighted.add(m);
-          }
-        }
-      }
-      members(after);
-      placer.collectorsChanged(new CollectorSetChange(before, after, added, removed, renoded,
-          reweighted, unplaced, arrived, departed), this);
-    }
-
-    private void members(Members ms) {
-      members = ms;
-      isMember = new boolean[ms.maxId() + 1];
-      for (int id : ms.ids()) {
-        isMember[id] = true;
-      }
-    }
-
-    /**
-     * The members of a set by id (ids are unique among the members of one set): membership by
-     * identity without comparing names, O(1) a member.
-     */
-    private Member[] byId(Members ms) {
-      Member[] out = new Member[ms.maxId() + 1];
-      for (Member m : ms.array()) {
-        out[m.id()] = m;
-      }
-      return out;
-    }
-
-    /** Whether this very member is in the set {@code byId} lists. */
-    @SuppressWarnings("ReferenceEquality") // the same member, not one of the same name
-    private boolean contains(Member[] byId, Member m) {
-      int id = m.id();
-      return id < byId.length && byId[id] == m;
-    }
-
-    /**
-     * The owner, when it is one of this group's members. A target the per-collector limit
-     * ({@link CollectorLimits}) moved to a collector of another partition reads as unassigned
-     * here until the next reconcile takes it back: the wrapped placer never sees a foreign member.
-     */
-    @Override
-    public Member ownerOf(int slot) {
-      if (groupOf[slot] != id) {
-        return null;
-      }
-      Member o = parent.ownerOf(slot);
-      return o != null && o.id() < isMember.length && isMember[o.id()] ? o : null;
-    }
-
-    @Override
-    public void place(int slot, Member member) {
-      if (groupOf[slot] != id) {
-        throw new IllegalStateException("partition " + (key == null ? "(cluster-wide)" : key)
-            + " placing a target of another partition: " + parent.target(slot));
-      }
-      parent.place(slot, member);
-    }
-
-    @Override
-    public Target target(int slot) {
-      return parent.target(slot);
-    }
-
-    @Override
-    public long hash(int slot) {
-      return parent.hash(slot);
-    }
-
-    @Override
-    public long cost(int slot) {
-      return parent.cost(slot);
-    }
-
-    @Override
-    public int job(int slot) {
-      return parent.job(slot);
-    }
-
-    @Override
-    public int size() {
-      return slots.size();
-    }
-
-    @Override
-    public int slotAt(int i) {
-      return slots.get(i);
-    }
-  }
 }
