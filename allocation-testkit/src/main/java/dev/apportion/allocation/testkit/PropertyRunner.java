@@ -118,8 +118,8 @@ public final class PropertyRunner {
       @Override
       public Allocator create(AllocationListener sink) {
         Allocators.Builder b = configure.apply(Allocators.builder(strategy));
-        if (k > 1) {
-          b.replicas(k);
+        if (k != 1) {
+          b.replicas(k); // checks k; with 1 the builder is left exactly as configured
         }
         if (sink != Execution.IGNORE) {
           b.listener(sink);
