@@ -133,6 +133,12 @@ class BuiltInStrategiesTest {
       out.add(Arguments.of("per-node, " + k + " replicas", (Supplier<PropertyRunner>) () ->
           PropertyRunner.forStrategy("per-node").replicas(replicas)));
     }
+    // Zoned per-node without determinism (see above): the further replicas' zone is exercised.
+    List<Invariant> zonedPerNode = new ArrayList<>(Invariants.forStrategy("per-node"));
+    zonedPerNode.removeIf(i -> i.name().equals("determinism"));
+    out.add(Arguments.of("per-node, zones, 2 replicas", (Supplier<PropertyRunner>) () ->
+        PropertyRunner.forStrategy("per-node").replicas(2).generator(ZONED)
+            .invariants(zonedPerNode)));
     out.add(Arguments.of("per-node, no fallback, 2 replicas", (Supplier<PropertyRunner>) () ->
         PropertyRunner.forStrategy("per-node", b -> b.noFallback()).replicas(2)
             .invariants(with(Invariants.common(), Invariants.determinism(),
