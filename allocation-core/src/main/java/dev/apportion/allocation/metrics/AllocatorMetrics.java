@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *   <caption>The meters</caption>
  *   <tr><th>name</th><th>type</th><th>extra tag</th><th>value</th></tr>
  *   <tr><td>{@code .targets.per.collector}</td><td>gauge</td><td>{@code collector}</td>
- *       <td>targets on that collector; one gauge per live collector, removed with it</td></tr>
+ *       <td>targets on that collector, every replica it holds counted; one gauge per live
+ *       collector, removed with it</td></tr>
  *   <tr><td>{@code .cost.per.collector}</td><td>gauge</td><td>{@code collector}</td>
  *       <td>total {@linkplain dev.apportion.allocation.Target#cost() cost} of the targets on that
  *       collector ({@link Allocation#costOf}); equals the target count when no cost is
@@ -53,7 +54,11 @@ import org.slf4j.LoggerFactory;
  *       <td>collectors targets can be placed on</td></tr>
  *   <tr><td>{@code .targets}</td><td>gauge</td><td></td><td>known targets</td></tr>
  *   <tr><td>{@code .targets.unassigned}</td><td>gauge</td><td></td>
- *       <td>known targets placed nowhere: recounted after every change, 0 when none</td></tr>
+ *       <td>known targets placed nowhere (with replicas: on fewer collectors than
+ *       {@code .replicas}): recounted after every change, 0 when none</td></tr>
+ *   <tr><td>{@code .replicas}</td><td>gauge</td><td></td>
+ *       <td>collectors each target is placed on when there are enough
+ *       ({@link Allocation#replicas()}); 1 by default</td></tr>
  *   <tr><td>{@code .targets.outside.partition}</td><td>gauge</td><td></td>
  *       <td>targets placed outside their partition ({@link Allocation#outsidePartition()}): with
  *       zones, the cross-zone scrapes; 0 for a strategy that does not partition</td></tr>
@@ -62,7 +67,8 @@ import org.slf4j.LoggerFactory;
  *       <td>one sample per write call, no-op calls included</td></tr>
  *   <tr><td>{@code .targets.moved}</td><td>counter</td><td></td>
  *       <td>targets moved from one collector to another, or to none, by changes
- *       ({@link AllocationChange#reassigned()}): the churn a rollout causes</td></tr>
+ *       ({@link AllocationChange#reassigned()}; with replicas, each replica's move): the churn a
+ *       rollout causes</td></tr>
  * </table>
  * The meters are registered at the allocator's first write call (the listener learns the
  * strategy's name from it), and the gauges reflect the state after the latest call.
@@ -115,6 +121,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   private final Meters.Value targets = new Meters.Value();
   private final Meters.Value unassigned = new Meters.Value();
   private final Meters.Value outsidePartition = new Meters.Value();
+  private final Meters.Value replicas = new Meters.Value();
   private final Map<String, CollectorGauge> perCollector = new HashMap<>();
   private long generation;
   private boolean closed;
@@ -217,6 +224,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
     targets.value = after.targets().size();
     unassigned.value = after.unassigned().size();
     outsidePartition.value = after.outsidePartition();
+    replicas.value = after.replicas();
     long g = ++generation;
     for (Collector c : live) {
       CollectorGauge cg = perCollector.get(c.name());
@@ -270,7 +278,7 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
   /** The id of a meter this instance would collide with, or null. */
   private String clash(String strategyName) {
     return meters.clash(extraTags.and(STRATEGY, strategyName), ".targets", ".targets.unassigned",
-        ".collectors.allocatable", ".targets.outside.partition", ".targets.moved",
+        ".collectors.allocatable", ".targets.outside.partition", ".replicas", ".targets.moved",
         ".time.to.allocate", ".targets.per.collector", ".cost.per.collector");
   }
 
@@ -285,6 +293,9 @@ public final class AllocatorMetrics implements AllocationListener, AutoCloseable
     meters.keep(meters.gauge(".targets.outside.partition", outsidePartition,
         "Targets placed outside their partition (zone): their zone has no collector, or they "
             + "spilled over the skew limit; the cross-zone scrapes", t));
+    meters.keep(meters.gauge(".replicas", replicas,
+        "Collectors each target is placed on when there are enough (the configured replicas)",
+        t));
     setTargetsTimer = meters.keep(timer(t, "setTargets"));
     setCollectorsTimer = meters.keep(timer(t, "setCollectors"));
     moved = meters.keep(meters.counter(".targets.moved",

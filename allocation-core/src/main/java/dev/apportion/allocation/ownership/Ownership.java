@@ -1,11 +1,9 @@
 package dev.apportion.allocation.ownership;
 
-import com.google.common.hash.Hasher;
-import com.google.common.hash.Hashing;
 import dev.apportion.allocation.Target;
 import dev.apportion.allocation.ring.HashRing;
 import dev.apportion.allocation.ring.HashRings;
-import java.nio.charset.StandardCharsets;
+import dev.apportion.allocation.spi.AllocatorSpec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -44,6 +42,11 @@ import java.util.SortedMap;
  * names, so a deployment can move between the two modes without reshuffling. Removing a member
  * moves exactly its targets; adding one moves exactly the targets it now wins.
  *
+ * <p><b>Replicas.</b> With {@link Builder#replicas replicas(k)} a target's owners are its top k
+ * members by rendezvous score ({@link #ownersOf}, primary first): each target is owned by
+ * {@code min(k, m)} members, and removing a member moves only the replicas it held, each to the
+ * next member in that target's ranking. The modes below decide as with one replica.
+ *
  * <h2>Fail-safe by default: duplicates rather than gaps</h2>
  * A replica trusts its member list only when that list is plausible. When the list is
  * <b>empty</b>, does <b>not contain the local member</b>, or contains <b>only the local
@@ -64,13 +67,11 @@ import java.util.SortedMap;
  *
  * <h2>Cost</h2>
  * Building: O(m log m) for m members, hashing each name once. {@link #owns}: with equal weights,
- * one score per member until a member beats the local one, so O(log m) expected and O(m) for the
- * targets the local member owns; with weights, one logarithm per member. {@link #ownerOf}: O(m).
- * {@link #changesTo} and {@link #update}: one pass over the targets, each key computed once,
- * O(log m) expected per target plus one score per member added or removed; it allocates O(m)
- * scratch and the result lists; with weights, two ring lookups per target, O(m). Keys other than
- * {@link TargetKey#identity()} cost a hash of the target's labels per call (see
- * {@link TargetKey#keyOf}).
+ * one score per member until k members beat the local one, so O(k log m) expected and O(m) for
+ * the targets it owns; with weights, one logarithm per member. {@link #ownerOf}: O(m).
+ * {@link #changesTo} and {@link #update}: one pass over the targets, see there; they allocate
+ * O(m) scratch and the result lists. Keys other than {@link TargetKey#identity()} cost a hash of
+ * the target's labels per call (see {@link TargetKey#keyOf}).
  *
  * <p><b>Thread-safety.</b> Immutable: every method is thread-safe and never blocks; a membership
  * change builds a new instance ({@link #withMembers}), so a view can be shared and replaced
@@ -104,6 +105,7 @@ public final class Ownership {
   private final String self;
   private final TargetKey key;
   private final int minimumMembers;
+  private final int replicas;
   private final SortedMap<String, Double> weights;
   private final List<String> members;
   private final boolean uniform;
@@ -116,11 +118,12 @@ public final class Ownership {
   private final long[] otherHashes;
   private final long fingerprint;
 
-  private Ownership(String self, TargetKey key, int minimumMembers,
+  private Ownership(String self, TargetKey key, int minimumMembers, int replicas,
       NavigableMap<String, Double> weights) {
     this.self = self;
     this.key = key;
     this.minimumMembers = minimumMembers;
+    this.replicas = replicas;
     this.weights = Collections.unmodifiableSortedMap(weights);
     this.members = List.copyOf(weights.keySet());
     boolean same = true;
@@ -129,7 +132,7 @@ public final class Ownership {
       same &= w.equals(first);
     }
     this.uniform = same;
-    this.state = state(self, minimumMembers, weights);
+    this.state = OwnershipViews.state(self, minimumMembers, weights);
     this.ring = state == State.SHARED ? HashRings.rendezvous(weights) : null;
     this.selfHash = HashRings.memberHash(self);
     int others = weights.size() - (weights.containsKey(self) ? 1 : 0);
@@ -143,20 +146,7 @@ public final class Ownership {
         i++;
       }
     }
-    this.fingerprint = fingerprint(key, minimumMembers, weights);
-  }
-
-  private static State state(String self, int minimumMembers,
-      SortedMap<String, Double> weights) {
-    boolean listed = weights.containsKey(self);
-    if (minimumMembers > 0) {
-      if (!listed || weights.size() < minimumMembers) {
-        return State.WAITING;
-      }
-    } else if (!listed) {
-      return State.FAIL_SAFE;
-    }
-    return weights.size() == 1 ? State.ALONE : State.SHARED;
+    this.fingerprint = OwnershipViews.fingerprint(key, minimumMembers, replicas, weights);
   }
 
   /**
@@ -185,6 +175,16 @@ public final class Ownership {
    */
   public static Builder builder(String self) {
     return new Builder(HashRings.checkedName(self));
+  }
+
+  /**
+   * How many members own each target when {@link State#SHARED}: 1 (the default) or the
+   * {@link Builder#replicas replicas} asked for.
+   *
+   * @return the replica count, from 1
+   */
+  public int replicas() {
+    return replicas;
   }
 
   /**
@@ -244,9 +244,9 @@ public final class Ownership {
 
   /**
    * A fingerprint of everything that decides placement: the key's {@link TargetKey#describe()
-   * description}, the strict minimum, and the member names and weights; not the local member's
-   * name. Two replicas whose views are {@link State#SHARED} and have equal fingerprints compute
-   * the same {@link #ownerOf} for every target, so publishing it (a log line, a metric label)
+   * description}, the strict minimum, the replicas (when more than one), and the member names and
+   * weights; not the local member's name. Two replicas whose views are {@link State#SHARED} and
+   * have equal fingerprints compute the same {@link #ownersOf} for every target, so publishing it (a log line, a metric label)
    * lets an operator see at once whether the replicas agree. Guava's FarmHash fingerprint,
    * stable across JVMs and releases. Computed once, at construction.
    *
@@ -270,9 +270,10 @@ public final class Ownership {
 
   /**
    * Whether the local member owns {@code target}: its rendezvous share when
-   * {@link State#SHARED}, every target when {@link State#ALONE} or {@link State#FAIL_SAFE},
-   * none when {@link State#WAITING}. Allocation-free for the identity key; see the class
-   * documentation for the cost.
+   * {@link State#SHARED} (with replicas, whether it is among the target's top
+   * {@link #replicas()} members), every target when {@link State#ALONE} or
+   * {@link State#FAIL_SAFE}, none when {@link State#WAITING}. Allocation-free for the identity
+   * key and equal weights; see the class documentation for the cost.
    *
    * @param target a target
    * @return true when the local member should scrape it
@@ -294,7 +295,9 @@ public final class Ownership {
     return switch (state) {
       case ALONE, FAIL_SAFE -> true;
       case WAITING -> false;
-      case SHARED -> uniform ? beatsAll(key) : ring.member(ring.ownerIndex(key)).equals(self);
+      case SHARED -> uniform ? beatenBy(key, replicas) < replicas
+          : replicas == 1 ? ring.member(ring.ownerIndex(key)).equals(self)
+          : ring.owners(key, replicas).contains(self);
     };
   }
 
@@ -310,6 +313,36 @@ public final class Ownership {
    */
   public Optional<String> ownerOf(Target target) {
     return ownerOfKey(key.keyOf(target));
+  }
+
+  /**
+   * Every member this replica considers an owner of {@code target}, primary ({@link #ownerOf})
+   * first: the target's top {@link #replicas()} members by rendezvous when {@link State#SHARED}
+   * (all of them when there are fewer), the local member alone when {@link State#ALONE} or
+   * {@link State#FAIL_SAFE}, nobody when {@link State#WAITING}. With one replica, exactly
+   * {@link #ownerOf} as a list. Contains the local member exactly when {@link #owns} is true.
+   * O(m log m); allocates the list.
+   *
+   * @param target a target
+   * @return an unmodifiable list of distinct names, at most {@link #replicas()} long
+   * @throws NullPointerException if {@code target} is null
+   */
+  public List<String> ownersOf(Target target) {
+    return ownersOfKey(key.keyOf(target));
+  }
+
+  /**
+   * {@link #ownersOf} for a key the caller computed (see {@link #ownsKey}).
+   *
+   * @param key a 64-bit key
+   * @return the owners' names, primary first
+   */
+  public List<String> ownersOfKey(long key) {
+    return switch (state) {
+      case ALONE, FAIL_SAFE -> List.of(self);
+      case WAITING -> List.of();
+      case SHARED -> List.copyOf(ring.owners(key, replicas));
+    };
   }
 
   /**
@@ -354,7 +387,8 @@ public final class Ownership {
    * @throws IllegalArgumentException if a name is empty
    */
   public Ownership withMembers(Collection<String> members) {
-    return new Ownership(self, key, minimumMembers, HashRings.checkedMembers(members));
+    return new Ownership(self, key, minimumMembers, replicas,
+        HashRings.checkedMembers(members));
   }
 
   /**
@@ -367,7 +401,7 @@ public final class Ownership {
    * @throws IllegalArgumentException if a name is empty or a weight is out of range
    */
   public Ownership withMembers(Map<String, Double> weights) {
-    return new Ownership(self, key, minimumMembers, HashRings.checkedWeights(weights));
+    return new Ownership(self, key, minimumMembers, replicas, HashRings.checkedWeights(weights));
   }
 
   /**
@@ -403,11 +437,9 @@ public final class Ownership {
    * Each element of {@code targets} is examined once, in iteration order (pass a set to avoid
    * duplicates in the result).
    *
-   * <p>When both views are {@link State#SHARED} or {@link State#ALONE}, equally weighted and
-   * keyed alike, this exploits rendezvous: a member that stayed and beats the local member for a
-   * key decides the key is neither gained nor lost, and removing members can lose the local
-   * member nothing; so a target costs O(log m) score computations in expectation plus one per
-   * member added or removed. Otherwise it asks both views, O(m) per target.
+   * <p>Both views ranking by raw scores ({@link State#SHARED} or {@link State#ALONE}, equal
+   * weights), keyed alike and with the same replicas: O(k log m) scores per target in expectation
+   * plus one per member added or removed. Otherwise both views are asked: O(m) per target.
    *
    * @param next the view to move to; same local member
    * @param targets the targets every replica discovered
@@ -422,104 +454,30 @@ public final class Ownership {
       throw new IllegalArgumentException(
           "next view is for '" + next.self + "', not for '" + self + "'");
     }
-    List<Target> gained = new ArrayList<>();
-    List<Target> lost = new ArrayList<>();
-    if (scored() && next.scored() && key.equals(next.key)) {
-      scoredChanges(next, targets, gained, lost);
-    } else {
-      boolean sameKey = key.equals(next.key);
-      for (Target t : targets) {
-        long before = key.keyOf(t);
-        boolean had = ownsKey(before);
-        boolean has = next.ownsKey(sameKey ? before : next.key.keyOf(t));
-        if (had != has) {
-          (has ? gained : lost).add(t);
-        }
-      }
-    }
-    return new OwnershipChange(this, next, gained, lost);
+    return OwnershipChanges.between(this, next, targets);
   }
 
-  /** Whether ownership is the local member beating every other by raw rendezvous score. */
-  private boolean scored() {
+  /** Whether ownership is the local member's rank among raw rendezvous scores. */
+  boolean scored() {
     return uniform && (state == State.SHARED || state == State.ALONE);
   }
 
-  /**
-   * Both views list the local member, so for a key: a member in both that beats it means no
-   * change; otherwise it owned the key before iff no removed member beats it, and owns it after
-   * iff no added member beats it.
-   */
-  private void scoredChanges(Ownership next, Collection<Target> targets, List<Target> gained,
-      List<Target> lost) {
-    int n = otherNames.length;
-    int m = next.otherNames.length;
-    long[] kept = new long[Math.min(n, m)];
-    boolean[] keptWinsTies = new boolean[kept.length];
-    long[] removed = new long[n];
-    boolean[] removedWinsTies = new boolean[n];
-    long[] added = new long[m];
-    boolean[] addedWinsTies = new boolean[m];
-    int k = 0;
-    int r = 0;
-    int a = 0;
-    int i = 0;
-    int j = 0;
-    while (i < n || j < m) {
-      int c = i == n ? 1 : j == m ? -1 : otherNames[i].compareTo(next.otherNames[j]);
-      if (c == 0) {
-        keptWinsTies[k] = otherNames[i].compareTo(self) < 0;
-        kept[k++] = otherHashes[i];
-        i++;
-        j++;
-      } else if (c < 0) {
-        removedWinsTies[r] = otherNames[i].compareTo(self) < 0;
-        removed[r++] = otherHashes[i++];
-      } else {
-        addedWinsTies[a] = next.otherNames[j].compareTo(self) < 0;
-        added[a++] = next.otherHashes[j++];
-      }
-    }
-    for (Target t : targets) {
-      long key = this.key.keyOf(t);
-      long mine = HashRings.rendezvousScore(selfHash, key);
-      if (anyBeats(kept, keptWinsTies, k, mine, key)) {
-        continue;
-      }
-      boolean had = !anyBeats(removed, removedWinsTies, r, mine, key);
-      boolean has = !anyBeats(added, addedWinsTies, a, mine, key);
-      if (had != has) {
-        (has ? gained : lost).add(t);
-      }
-    }
+  long selfHash() {
+    return selfHash;
   }
 
-  private static boolean anyBeats(long[] hashes, boolean[] winsTies, int count, long mine,
-      long key) {
-    for (int i = 0; i < count; i++) {
-      long s = HashRings.rendezvousScore(hashes[i], key);
-      if (HashRings.rendezvousBeats(s, mine, winsTies[i])) {
-        return true;
-      }
-    }
-    return false;
+  String[] otherNames() {
+    return otherNames;
   }
 
-  /**
-   * The unweighted rendezvous rule, {@link HashRings#rendezvousBeats}: the highest score wins, a
-   * tie goes to the smaller name. Stops at the first member that beats the
-   * local one, which for a key the local member does not own is after O(log m) members in
-   * expectation.
-   */
-  private boolean beatsAll(long key) {
-    long mine = HashRings.rendezvousScore(selfHash, key);
-    for (int i = 0; i < otherHashes.length; i++) {
-      long s = HashRings.rendezvousScore(otherHashes[i], key);
-      if (HashRings.rendezvousBeats(s, mine, otherNames[i].compareTo(self) < 0)) {
-        return false;
-      }
-    }
-    return true;
+  long[] otherHashes() {
+    return otherHashes;
+  }
+
+  /** How many other members beat the local one for {@code key}, counting up to {@code limit}. */
+  private int beatenBy(long key, int limit) {
+    return OwnershipChanges.beaten(selfHash, self, otherNames, otherHashes, otherHashes.length,
+        key, limit);
   }
 
   /**
@@ -532,26 +490,8 @@ public final class Ownership {
     return "Ownership{self=" + self + ", state=" + state + ", members=" + members.size()
         + ", key=" + key.describe()
         + (minimumMembers > 0 ? ", strict=" + minimumMembers : ", failSafe")
+        + (replicas > 1 ? ", replicas=" + replicas : "")
         + ", fingerprint=" + Long.toHexString(fingerprint) + "}";
-  }
-
-  private static long fingerprint(TargetKey key, int minimumMembers,
-      SortedMap<String, Double> weights) {
-    Hasher h = Hashing.farmHashFingerprint64().newHasher();
-    h.putInt(1);
-    putString(h, key.describe());
-    h.putInt(minimumMembers);
-    h.putInt(weights.size());
-    for (Map.Entry<String, Double> e : weights.entrySet()) {
-      putString(h, e.getKey());
-      h.putLong(Double.doubleToLongBits(e.getValue()));
-    }
-    return h.hash().asLong();
-  }
-
-  private static void putString(Hasher h, String s) {
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    h.putInt(utf8.length).putBytes(utf8);
   }
 
   /**
@@ -563,6 +503,7 @@ public final class Ownership {
     private final String self;
     private TargetKey key = TargetKey.identity();
     private int minimumMembers;
+    private int replicas = 1;
 
     private Builder(String self) {
       this.self = self;
@@ -604,6 +545,23 @@ public final class Ownership {
     }
 
     /**
+     * How many members own each target: its top {@code k} by rendezvous score (1, the default:
+     * the rendezvous winner alone). Every replica must use the same count.
+     *
+     * @param k from 1 to {@value AllocatorSpec#MAX_REPLICAS}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code k} is out of range
+     */
+    public Builder replicas(int k) {
+      if (k < 1 || k > AllocatorSpec.MAX_REPLICAS) {
+        throw new IllegalArgumentException(
+            "replicas must be between 1 and " + AllocatorSpec.MAX_REPLICAS + ": " + k);
+      }
+      this.replicas = k;
+      return this;
+    }
+
+    /**
      * A view over equally weighted members.
      *
      * @param members the current member list; may be empty; duplicates collapse
@@ -612,7 +570,8 @@ public final class Ownership {
      * @throws IllegalArgumentException if a name is empty
      */
     public Ownership build(Collection<String> members) {
-      return new Ownership(self, key, minimumMembers, HashRings.checkedMembers(members));
+      return new Ownership(self, key, minimumMembers, replicas,
+          HashRings.checkedMembers(members));
     }
 
     /**
@@ -625,7 +584,8 @@ public final class Ownership {
      * @throws IllegalArgumentException if a name is empty or a weight is out of range
      */
     public Ownership build(Map<String, Double> weights) {
-      return new Ownership(self, key, minimumMembers, HashRings.checkedWeights(weights));
+      return new Ownership(self, key, minimumMembers, replicas,
+          HashRings.checkedWeights(weights));
     }
   }
 }

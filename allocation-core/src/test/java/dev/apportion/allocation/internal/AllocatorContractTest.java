@@ -1,8 +1,8 @@
 package dev.apportion.allocation.internal;
 
 import static dev.apportion.allocation.internal.Fixtures.assertComplete;
-import static dev.apportion.allocation.internal.Fixtures.assignment;
 import static dev.apportion.allocation.internal.Fixtures.collectors;
+import static dev.apportion.allocation.internal.Fixtures.owners;
 import static dev.apportion.allocation.internal.Fixtures.targets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -38,6 +38,14 @@ abstract class AllocatorContractTest {
   /** The builder of the strategy under test, configured as the subclass wants. */
   abstract Allocators.Builder builder();
 
+  /**
+   * The replicas the builder asks for: {@link ReplicatedContractTest} runs the contract at 2 and
+   * 3. Every assertion here holds at any count; where one counts targets it counts replicas.
+   */
+  int replicas() {
+    return 1;
+  }
+
   /** Whether the assignment is a function of the two sets alone. */
   boolean deterministic() {
     return true;
@@ -45,6 +53,32 @@ abstract class AllocatorContractTest {
 
   Allocator allocator() {
     return builder().listener(changes::add).build();
+  }
+
+  /** The owner of replica {@code r} in a full owner list; null when the target has none. */
+  private static String rank(List<String> owners, int r, int k) {
+    if (owners == null) {
+      return null;
+    }
+    assertEquals(k, owners.size(), () -> "ranks are known in a full list: " + owners);
+    return owners.get(r);
+  }
+
+  /** Replicas that changed collector, rank by rank, among targets placed before and after. */
+  private static int movedReplicas(Map<Target, List<String>> before,
+      Map<Target, List<String>> after, int k) {
+    int moved = 0;
+    for (Map.Entry<Target, List<String>> e : before.entrySet()) {
+      List<String> now = after.get(e.getKey());
+      if (now != null) {
+        for (int r = 0; r < k; r++) {
+          if (!rank(e.getValue(), r, k).equals(rank(now, r, k))) {
+            moved++;
+          }
+        }
+      }
+    }
+    return moved;
   }
 
   private AllocationChange last() {
@@ -61,7 +95,8 @@ abstract class AllocatorContractTest {
     a.setCollectors(collectors(5));
     assertComplete(a, ts);
     assertTrue(a.snapshot().unassigned().isEmpty());
-    assertEquals(500, last().moves().size(), "every target placed once");
+    assertEquals(500 * Math.min(replicas(), 5), last().moves().size(),
+        "every replica placed once");
   }
 
   @Test
@@ -75,6 +110,7 @@ abstract class AllocatorContractTest {
     assertComplete(a, survivors);
     for (Target gone : ts.subList(600, 1000)) {
       assertEquals(Optional.empty(), a.snapshot().collectorOf(gone));
+      assertEquals(List.of(), a.snapshot().ownersOf(gone));
     }
   }
 
@@ -97,7 +133,8 @@ abstract class AllocatorContractTest {
       }
       a.setCollectors(some);
       assertComplete(a, ts);
-      assertTrue(a.snapshot().unassigned().isEmpty());
+      assertEquals(some.size() >= replicas() ? 0 : ts.size(), a.snapshot().unassigned().size(),
+          "unassigned only with fewer collectors than replicas");
     }
   }
 
@@ -126,7 +163,7 @@ abstract class AllocatorContractTest {
     a.setCollectors(collectors(4));
     List<Target> ts = targets(200, 2);
     a.setTargets(ts);
-    Map<Target, String> before = assignment(a.snapshot());
+    Map<Target, List<String>> before = owners(a.snapshot());
     List<Target> relabeled = new ArrayList<>();
     for (Target t : ts) {
       Map<String, String> labels = new HashMap<>(t.labels());
@@ -135,12 +172,13 @@ abstract class AllocatorContractTest {
     }
     a.setTargets(relabeled);
     assertEquals(List.of(), last().moves(), "a meta-only change is not a move");
-    assertEquals(before, assignment(a.snapshot()));
+    assertEquals(before, owners(a.snapshot()));
     Allocation s = a.snapshot();
     for (Target t : relabeled) {
-      String c = s.collectorOf(t).orElseThrow();
-      Target held = s.targetsFor(c, t.job()).get(s.targetsFor(c, t.job()).indexOf(t));
-      assertEquals("2", held.labels().get("__meta_kubernetes_pod_annotation_rev"));
+      for (String c : s.ownersOf(t)) {
+        Target held = s.targetsFor(c, t.job()).get(s.targetsFor(c, t.job()).indexOf(t));
+        assertEquals("2", held.labels().get("__meta_kubernetes_pod_annotation_rev"), c);
+      }
     }
     assertComplete(a, relabeled);
   }
@@ -153,8 +191,10 @@ abstract class AllocatorContractTest {
     Target second = Target.of("j", "h:1", Map.of("__meta_x", "2"));
     a.setTargets(List.of(first, second));
     assertEquals(1, a.snapshot().targets().size());
-    String c = a.snapshot().collectorOf(first).orElseThrow();
-    assertEquals("2", a.targetsFor(c, "j").get(0).labels().get("__meta_x"));
+    for (String c : a.snapshot().ownersOf(first)) {
+      assertEquals("2", a.targetsFor(c, "j").get(0).labels().get("__meta_x"));
+    }
+    assertEquals(Math.min(replicas(), 3), a.snapshot().ownersOf(first).size());
   }
 
   @Test
@@ -234,22 +274,28 @@ abstract class AllocatorContractTest {
     a.setCollectors(collectors(12));
     a.setCollectors(collectors(12).subList(1, 12));
     a.setTargets(ts.subList(100, 1500));
+    int k = replicas();
     for (AllocationChange c : changes) {
-      Map<Target, String> before = assignment(c.before());
-      Map<Target, String> after = assignment(c.after());
+      // Ten collectors or more, so every placed target has all its replicas: ranks are known.
+      Map<Target, List<String>> before = owners(c.before());
+      Map<Target, List<String>> after = owners(c.after());
       int expected = 0;
       for (Move m : c.moves()) {
-        assertEquals(Optional.ofNullable(before.get(m.target())), m.from());
-        assertEquals(Optional.ofNullable(after.get(m.target())), m.to());
+        assertTrue(m.replica() < k, m::toString);
+        assertEquals(Optional.ofNullable(rank(before.get(m.target()), m.replica(), k)),
+            m.from());
+        assertEquals(Optional.ofNullable(rank(after.get(m.target()), m.replica(), k)), m.to());
       }
       java.util.Set<Target> all = new java.util.HashSet<>(before.keySet());
       all.addAll(after.keySet());
       for (Target t : all) {
-        if (!java.util.Objects.equals(before.get(t), after.get(t))) {
-          expected++;
+        for (int r = 0; r < k; r++) {
+          if (!java.util.Objects.equals(rank(before.get(t), r, k), rank(after.get(t), r, k))) {
+            expected++;
+          }
         }
       }
-      assertEquals(expected, c.moves().size(), "every changed target is a move, once");
+      assertEquals(expected, c.moves().size(), "every changed replica is a move, once");
       assertEquals(a.strategy(), c.strategy());
     }
   }
@@ -274,7 +320,7 @@ abstract class AllocatorContractTest {
     List<Collector> cs = new ArrayList<>(collectors(13));
     Collections.shuffle(cs, new Random(3));
     two.setCollectors(cs);
-    assertEquals(assignment(one.snapshot()), assignment(two.snapshot()));
+    assertEquals(owners(one.snapshot()), owners(two.snapshot()));
   }
 
   @Test
@@ -443,16 +489,17 @@ abstract class AllocatorContractTest {
     List<Target> ts = Fixtures.paretoCosts(targets(2000, 4), 7);
     a.setCollectors(collectors(10));
     a.setTargets(ts);
-    Map<Target, String> before = assignment(a.snapshot());
+    Map<Target, List<String>> before = owners(a.snapshot());
     Allocation beforeSnapshot = a.snapshot();
     a.setTargets(ts);
     assertSame(beforeSnapshot, a.snapshot(), "the same costs again: nothing published");
     List<Target> drifted = Fixtures.drift(ts, 0.10, 11);
     a.setTargets(drifted);
     assertComplete(a, ts);
-    int moved = Fixtures.moved(before, assignment(a.snapshot()));
-    // The cost churn rule: a +-10% drift of every target's cost moves at most 1% of them.
-    assertTrue(moved <= ts.size() / 100, () -> "a +-10% cost drift moved " + moved);
+    int moved = movedReplicas(before, owners(a.snapshot()), replicas());
+    // The cost churn rule: a +-10% drift of every target's cost moves at most 1% of them (of
+    // their replicas, with several).
+    assertTrue(moved <= replicas() * ts.size() / 100, () -> "a +-10% cost drift moved " + moved);
     assertEquals(moved, last().reassigned());
     // A snapshot's target instances carry the cost they were published with (a cost-only change
     // republishes only the totals), so the expected totals come from the drifted inputs.
@@ -462,7 +509,9 @@ abstract class AllocatorContractTest {
       cost.put(t, t.cost());
     }
     for (Target t : a.snapshot().targets()) {
-      a.snapshot().collectorOf(t).ifPresent(c -> totals.merge(c, cost.get(t), Long::sum));
+      for (String c : a.snapshot().ownersOf(t)) {
+        totals.merge(c, cost.get(t), Long::sum);
+      }
     }
     for (Collector c : a.snapshot().collectors()) {
       assertEquals(totals.getOrDefault(c.name(), 0L), a.snapshot().costOf(c.name()), c.name());

@@ -101,14 +101,16 @@ public final class Fixtures {
     return moved;
   }
 
-  /** Sum of the costs of the targets each collector holds, by collector name. */
+  /** Sum of the costs of the targets each collector holds (every replica), by collector name. */
   public static Map<String, Long> costByCollector(Allocation a) {
     Map<String, Long> out = new HashMap<>();
     for (Collector c : a.collectors()) {
       out.put(c.name(), 0L);
     }
     for (Target t : a.targets()) {
-      a.collectorOf(t).ifPresent(c -> out.merge(c, t.cost(), Long::sum));
+      for (String c : a.ownersOf(t)) {
+        out.merge(c, t.cost(), Long::sum);
+      }
     }
     return out;
   }
@@ -146,7 +148,10 @@ public final class Fixtures {
 
   /**
    * Every target of {@code expected} is assigned to exactly one live collector or unassigned,
-   * never both, never neither; the per-collector views agree with {@code collectorOf}.
+   * never both, never neither; the per-collector views agree with {@code collectorOf}. With k
+   * replicas: every target has at most k distinct live owners, {@code collectorOf} first, each
+   * listing it; it is unassigned exactly when it has fewer than k; each collector lists exactly
+   * the targets that name it among their owners.
    */
   public static void assertComplete(Allocator allocator, Collection<Target> expected) {
     assertComplete(allocator.snapshot(), expected);
@@ -160,19 +165,30 @@ public final class Fixtures {
     for (Collector c : a.collectors()) {
       live.add(c.name());
     }
-    int assigned = 0;
+    int k = a.replicas();
+    int held = 0;
+    int fewer = 0;
     for (Target t : want) {
       Optional<String> c = a.collectorOf(t);
+      List<String> owners = a.ownersOf(t);
       boolean unassigned = a.unassigned().contains(t);
-      if (c.isPresent()) {
+      assertTrue(owners.size() <= k, () -> t + " has more than " + k + " owners: " + owners);
+      assertEquals(owners.size(), new HashSet<>(owners).size(),
+          () -> t + " is held twice by one collector: " + owners);
+      c.ifPresent(p -> assertEquals(p, owners.get(0), () -> t + ": the primary comes first"));
+      if (owners.size() < k) {
+        fewer++;
+        assertTrue(unassigned, () -> t + " has " + owners.size() + " of " + k
+            + " owners but is not unassigned");
+      } else {
         assertFalse(unassigned, () -> t + " is both assigned and unassigned");
-        assertTrue(live.contains(c.get()), () -> t + " is on dead collector " + c.get());
-        assertTrue(a.targetsFor(c.get(), t.job()).contains(t),
-            () -> t + " missing from targetsFor(" + c.get() + ")");
-        assigned++;
-      } else if (!unassigned) {
-        fail(t + " is neither assigned nor unassigned");
       }
+      for (String o : owners) {
+        assertTrue(live.contains(o), () -> t + " is on dead collector " + o);
+        assertTrue(a.targetsFor(o, t.job()).contains(t),
+            () -> t + " missing from targetsFor(" + o + ")");
+      }
+      held += owners.size();
     }
     int listed = 0;
     for (Collector c : a.collectors()) {
@@ -181,7 +197,7 @@ public final class Fixtures {
         List<Target> l = a.targetsFor(c.name(), job);
         assertFalse(l.isEmpty(), "an empty job list is not listed");
         for (Target t : l) {
-          assertEquals(Optional.of(c.name()), a.collectorOf(t), "list and collectorOf agree");
+          assertTrue(a.ownersOf(t).contains(c.name()), "list and ownersOf agree");
           assertEquals(job, t.job());
         }
         count += l.size();
@@ -189,8 +205,20 @@ public final class Fixtures {
       assertEquals(count, a.targetCount(c.name()), "targetCount of " + c.name());
       listed += count;
     }
-    assertEquals(assigned, listed, "every assigned target listed exactly once");
-    assertEquals(want.size() - assigned, a.unassigned().size(), "unassigned count");
+    assertEquals(held, listed, "every replica listed exactly once");
+    assertEquals(fewer, a.unassigned().size(), "unassigned count");
+  }
+
+  /** Every target's owners, primary first (empty lists left out). */
+  public static Map<Target, List<String>> owners(Allocation a) {
+    Map<Target, List<String>> out = new HashMap<>();
+    for (Target t : a.targets()) {
+      List<String> o = a.ownersOf(t);
+      if (!o.isEmpty()) {
+        out.put(t, o);
+      }
+    }
+    return out;
   }
 
   /**

@@ -258,6 +258,57 @@ class ReplicasTest {
     assertEquals(ts.size() * 2 - held > 0, !a.snapshot().unassigned().isEmpty());
   }
 
+  /**
+   * A collector leaves and a replica has nowhere else to go: it is reassigned (to none), as a
+   * primary left unassigned is with one replica. Found by the testkit's reported-moves invariant.
+   */
+  @Test
+  void aReplicaLeftWithoutACollectorCountsAsReassigned() {
+    List<AllocationChange> heard = new ArrayList<>();
+    Allocator a = Allocators.builder(Allocators.RENDEZVOUS).replicas(2).listener(heard::add)
+        .build();
+    List<Target> ts = targets(50, 2);
+    a.setTargets(ts);
+    a.setCollectors(List.of(Collector.of("a", "node-1"), Collector.of("b")));
+    a.setCollectors(List.of(Collector.of("a", "node-1")));
+    AllocationChange removal = heard.get(heard.size() - 1);
+    long fromSomewhere = removal.moves().stream().filter(m -> m.from().isPresent()).count();
+    assertEquals(ts.size(), removal.moves().stream().filter(m -> m.to().isEmpty()).count(),
+        "every target lost a replica");
+    assertEquals(fromSomewhere, removal.reassigned());
+    assertEquals(ts.size(), a.snapshot().unassigned().size());
+  }
+
+  /** A call that changes nothing publishes nothing: the snapshot stands, as with one replica. */
+  @Test
+  void theSameSetsAgainKeepTheSameSnapshot() {
+    Allocator a = allocator(Allocators.CONSISTENT_HASHING, 2);
+    List<Target> ts = targets(500, 3);
+    a.setCollectors(collectors(6));
+    a.setTargets(ts);
+    Allocation before = a.snapshot();
+    List<Target> shuffled = new ArrayList<>(ts);
+    Collections.shuffle(shuffled, new java.util.Random(5));
+    a.setTargets(shuffled);
+    a.setCollectors(collectors(6));
+    a.setCollectors(List.of());
+    assertTrue(before == a.snapshot(), "the same snapshot stands");
+    // A later change is reported against the snapshot that stood, target by target.
+    List<AllocationChange> heard = new ArrayList<>();
+    Allocator b = Allocators.builder(Allocators.CONSISTENT_HASHING).replicas(2)
+        .listener(heard::add).build();
+    b.setCollectors(collectors(6));
+    b.setTargets(ts);
+    b.setTargets(shuffled);
+    Allocation stood = b.snapshot();
+    b.setCollectors(collectors(5));
+    Fixtures.assertComplete(b, ts);
+    for (Move m : heard.get(heard.size() - 1).moves()) {
+      assertEquals(stood.ownersOf(m.target()).get(m.replica()), m.from().orElseThrow());
+      assertEquals(b.snapshot().ownersOf(m.target()).get(m.replica()), m.to().orElseThrow());
+    }
+  }
+
   @Test
   void aStrategyThatCannotReplicateOrAnOutOfRangeCountIsRefused() {
     assertThrows(IllegalArgumentException.class,

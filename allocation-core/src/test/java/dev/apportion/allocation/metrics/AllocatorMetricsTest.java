@@ -292,6 +292,41 @@ class AllocatorMetricsTest {
   }
 
   @Test
+  void withReplicasEveryReplicaIsCountedWhereItIsAndEveryReplicaMoveIsAMove() {
+    Allocator a = Allocators.builder("rendezvous").replicas(2)
+        .listener(AllocatorMetrics.of(registry)).build();
+    a.setTargets(targets(300));
+    a.setCollectors(collectors(0, 1));
+    assertGaugesMatch(a);
+    assertEquals(2, gauge("allocator.replicas"));
+    assertEquals(300, gauge("allocator.targets.unassigned"), "one collector: one owner each");
+    assertEquals(300, perCollector("allocator").get("collector-0"));
+    a.setCollectors(collectors(0, 5));
+    assertGaugesMatch(a);
+    assertEquals(0, gauge("allocator.targets.unassigned"));
+    double held = 0;
+    for (double n : perCollector("allocator").values()) {
+      held += n;
+    }
+    assertEquals(600, held, "every replica counted");
+    Allocation before = a.snapshot();
+    double movedBefore = registry.get("allocator.targets.moved").counter().count();
+    a.setCollectors(collectors(1, 5));
+    assertGaugesMatch(a);
+    int replicasMoved = 0;
+    for (Target t : before.targets()) {
+      List<String> was = before.ownersOf(t);
+      List<String> now = a.snapshot().ownersOf(t);
+      for (int r = 0; r < 2; r++) {
+        replicasMoved += was.get(r).equals(now.get(r)) ? 0 : 1;
+      }
+    }
+    assertTrue(replicasMoved >= before.targetCount("collector-0"));
+    assertEquals(replicasMoved,
+        registry.get("allocator.targets.moved").counter().count() - movedBefore);
+  }
+
+  @Test
   void prefixAndExtraTagsApplyToEveryMeter() {
     Allocator a = Allocators.builder("consistent-hashing")
         .listener(AllocatorMetrics.builder(registry).prefix("apportion.pool")
@@ -300,8 +335,8 @@ class AllocatorMetricsTest {
     a.setTargets(targets(10));
     a.setCollectors(collectors(0, 2));
     List<Meter> meters = registry.getMeters();
-    assertEquals(11, meters.size(),
-        "4 gauges, a counter, 2 timers, 2 collectors' targets and cost gauges");
+    assertEquals(12, meters.size(),
+        "5 gauges, a counter, 2 timers, 2 collectors' targets and cost gauges");
     for (Meter m : meters) {
       assertTrue(m.getId().getName().startsWith("apportion.pool."), m.getId().toString());
       assertEquals("agents", m.getId().getTag("pool"), m.getId().toString());
@@ -370,8 +405,8 @@ class AllocatorMetricsTest {
     Allocator a = Allocators.builder("rendezvous").listener(old).build();
     a.setTargets(targets(30));
     a.setCollectors(collectors(0, 3));
-    assertEquals(13, registry.getMeters().size(),
-        "7 fixed meters and 3 collectors' targets and cost gauges");
+    assertEquals(14, registry.getMeters().size(),
+        "8 fixed meters and 3 collectors' targets and cost gauges");
     old.close();
     assertEquals(List.of(), registry.getMeters());
     a.setCollectors(collectors(0, 4));
@@ -399,7 +434,7 @@ class AllocatorMetricsTest {
     for (Meter m : registry.getMeters()) {
       names.add(m.getId().getName());
     }
-    assertEquals(8, names.size(), names.toString());
+    assertEquals(9, names.size(), names.toString());
     for (String name : names) {
       assertTrue(doc.contains("`" + name + "`"), "docs/observability.md lists " + name);
     }

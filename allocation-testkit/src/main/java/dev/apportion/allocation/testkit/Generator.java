@@ -59,14 +59,16 @@ public final class Generator {
   private final int maxSteps;
   private final boolean nodeChurn;
   private final boolean costs;
+  private final boolean zones;
 
   private Generator(int maxNodes, int maxTargets, int maxSteps, boolean nodeChurn,
-      boolean costs) {
+      boolean costs, boolean zones) {
     this.maxNodes = maxNodes;
     this.maxTargets = maxTargets;
     this.maxSteps = maxSteps;
     this.nodeChurn = nodeChurn;
     this.costs = costs;
+    this.zones = zones;
   }
 
   /**
@@ -75,7 +77,7 @@ public final class Generator {
    * @return the generator
    */
   public static Generator defaults() {
-    return new Generator(12, 400, 20, true, false);
+    return new Generator(12, 400, 20, true, false, false);
   }
 
   /**
@@ -86,7 +88,8 @@ public final class Generator {
    * @throws IllegalArgumentException if {@code max} is below 1
    */
   public Generator maxNodes(int max) {
-    return new Generator(atLeast(1, max, "nodes"), maxTargets, maxSteps, nodeChurn, costs);
+    return new Generator(atLeast(1, max, "nodes"), maxTargets, maxSteps,
+        nodeChurn, costs, zones);
   }
 
   /**
@@ -97,7 +100,8 @@ public final class Generator {
    * @throws IllegalArgumentException if {@code max} is below 1
    */
   public Generator maxTargets(int max) {
-    return new Generator(maxNodes, atLeast(1, max, "targets"), maxSteps, nodeChurn, costs);
+    return new Generator(maxNodes, atLeast(1, max, "targets"), maxSteps,
+        nodeChurn, costs, zones);
   }
 
   /**
@@ -108,7 +112,8 @@ public final class Generator {
    * @throws IllegalArgumentException if {@code max} is below 1
    */
   public Generator maxSteps(int max) {
-    return new Generator(maxNodes, maxTargets, atLeast(1, max, "steps"), nodeChurn, costs);
+    return new Generator(maxNodes, maxTargets, atLeast(1, max, "steps"),
+        nodeChurn, costs, zones);
   }
 
   /**
@@ -121,7 +126,7 @@ public final class Generator {
    * @return a new generator
    */
   public Generator nodeChurn(boolean enabled) {
-    return new Generator(maxNodes, maxTargets, maxSteps, enabled, costs);
+    return new Generator(maxNodes, maxTargets, maxSteps, enabled, costs, zones);
   }
 
   /**
@@ -136,7 +141,30 @@ public final class Generator {
    * @return a new generator
    */
   public Generator costs(boolean enabled) {
-    return new Generator(maxNodes, maxTargets, maxSteps, nodeChurn, enabled);
+    return new Generator(maxNodes, maxTargets, maxSteps, nodeChurn, enabled, zones);
+  }
+
+  /**
+   * Whether collectors carry zones: a collector on a node is in that node's zone, one of three
+   * ({@code zone-a}, {@code zone-b}, {@code zone-c}, a function of the node's name), so that
+   * replicas have zones to spread over. A collector re-reported on another node keeps no zone
+   * (the move changes its node only). Off by default; with it off, every scenario is exactly
+   * what it was before the option existed.
+   *
+   * @param enabled true for zones
+   * @return a new generator
+   */
+  public Generator zones(boolean enabled) {
+    return new Generator(maxNodes, maxTargets, maxSteps, nodeChurn, costs, enabled);
+  }
+
+  /** The zone of {@code node} when zones are on: one of three, by the node's name. */
+  static String zoneOf(String node) {
+    int sum = 0;
+    for (int i = 0; i < node.length(); i++) {
+      sum += node.charAt(i);
+    }
+    return "zone-" + (char) ('a' + sum % 3);
   }
 
   private static int atLeast(int min, int value, String what) {
@@ -243,7 +271,8 @@ public final class Generator {
 
     /** A new collector; with costs, of capacity 1, 2 or 4. */
     Collector collector(String name, String node) {
-      Collector c = Collector.of(name, node);
+      Collector c = zones && node != null ? Collector.of(name, node, zoneOf(node))
+          : Collector.of(name, node);
       return costs ? c.withCapacity(1 << r.nextInt(3)) : c;
     }
 

@@ -62,6 +62,23 @@ public final class Invariants {
    */
   public static final int CH_MOVEMENT_SLACK = 10;
 
+  /**
+   * The factor of the replica movement bound every profile holds a strategy to (see
+   * {@link #replicaMovement}): each rank of replicas is placed by an allocator of the strategy,
+   * so the bound is {@code consistent-hashing}'s, {@value #CH_MOVEMENT_FACTOR}, per rank.
+   */
+  public static final double REPLICA_MOVEMENT_FACTOR = CH_MOVEMENT_FACTOR;
+
+  /**
+   * The additive slack of that bound, per replica: {@value #CH_MOVEMENT_SLACK}, as for one
+   * replica. Measured with the default generator, with and without zones, 600 scenarios per
+   * strategy at 2 and at 3 replicas (1,700 to 1,900 single collector changes each): the replicas
+   * moved over all of them were 0.79 to 1.06 times what had to move; the worst single step moved
+   * {@code 2 x baseline + 12} at 2 replicas and {@code + 13} at 3 (both {@code consistent-hashing}
+   * with zones), so a slack of 10 regardless of k would not hold.
+   */
+  public static final int REPLICA_MOVEMENT_SLACK = CH_MOVEMENT_SLACK;
+
   /** Up to this many targets, {@link #determinism()} tries every history at every step. */
   public static final int ALL_HISTORIES_UP_TO = 64;
 
@@ -88,10 +105,14 @@ public final class Invariants {
     out.addAll(switch (strategy) {
       case Allocators.CONSISTENT_HASHING -> List.of(allAssigned(), determinism(),
           boundedLoad(AllocatorSpec.DEFAULT_LOAD_FACTOR),
-          boundedMovement(CH_MOVEMENT_FACTOR, CH_MOVEMENT_SLACK));
-      case Allocators.RENDEZVOUS -> List.of(allAssigned(), determinism(), minimalMovement());
-      case Allocators.LEAST_WEIGHTED -> List.of(allAssigned(), onlyOrphansMove());
-      case Allocators.PER_NODE -> List.of(allAssigned(), determinism(), nodeLocality());
+          boundedMovement(CH_MOVEMENT_FACTOR, CH_MOVEMENT_SLACK), replicaSpread(),
+          replicaMovement(REPLICA_MOVEMENT_FACTOR, REPLICA_MOVEMENT_SLACK));
+      case Allocators.RENDEZVOUS -> List.of(allAssigned(), determinism(), minimalMovement(),
+          replicaSpread(), replicaMovement(REPLICA_MOVEMENT_FACTOR, REPLICA_MOVEMENT_SLACK));
+      case Allocators.LEAST_WEIGHTED -> List.of(allAssigned(), onlyOrphansMove(),
+          replicaSpread(), replicaMovement(REPLICA_MOVEMENT_FACTOR, REPLICA_MOVEMENT_SLACK));
+      case Allocators.PER_NODE -> List.of(allAssigned(), determinism(), nodeLocality(),
+          replicaLocality(), replicaMovement(REPLICA_MOVEMENT_FACTOR, REPLICA_MOVEMENT_SLACK));
       default -> List.of();
     });
     return out;
@@ -111,8 +132,12 @@ public final class Invariants {
 
   /**
    * <b>completeness</b>: after every step, every known target is assigned to exactly one live
-   * collector or is in {@code unassigned()}; never both, never lost. In detail, for the snapshot
-   * after the step's call:
+   * collector or is in {@code unassigned()}; never both, never lost. With k replicas: every known
+   * target has at most k distinct live owners ({@link Allocation#ownersOf}, no collector twice,
+   * its {@code collectorOf} first when it has one), each listing it in {@code targetsFor}, and is
+   * in {@code unassigned()} exactly when it has fewer than k; each collector's lists hold exactly
+   * the targets that name it among their owners. In detail, for the snapshot after the step's
+   * call:
    * <ul>
    *   <li>{@code collectors()} is the effective collector set (names and nodes; during an empty
    *       set blip, the last non-empty one);
@@ -167,11 +192,10 @@ public final class Invariants {
                 + want.labels());
             continue;
           }
-          Optional<String> c = a.collectorOf(want);
-          if (c.isPresent()) {
-            for (Target listed : a.targetsFor(c.get(), want.job())) {
+          for (String c : a.ownersOf(want)) {
+            for (Target listed : a.targetsFor(c, want.job())) {
               if (listed.equals(want) && !listed.sameLabels(want)) {
-                p.add(want + " is listed for " + c.get() + " with labels " + listed.labels()
+                p.add(want + " is listed for " + c + " with labels " + listed.labels()
                     + ", not its latest " + want.labels());
               }
             }
@@ -201,19 +225,19 @@ public final class Invariants {
         Problems p = new Problems();
         List<Target> targets = t.inputsAfter().targets();
         for (Target x : sorted(targets)) {
-          String once = owner(t.after(), x);
-          String twice = owner(t.repeated(), x);
-          if (!Objects.equals(once, twice)) {
-            p.add("repeating the call moved " + x + ": " + show(once) + " -> " + show(twice));
+          String once = ownerText(t.after(), x);
+          String twice = ownerText(t.repeated(), x);
+          if (!once.equals(twice)) {
+            p.add("repeating the call moved " + x + ": " + once + " -> " + twice);
           }
         }
         if (p.isEmpty() && t.inputsBefore().sameEffective(t.inputsAfter())) {
           for (Target x : sorted(targets)) {
-            String was = owner(t.before(), x);
-            String now = owner(t.after(), x);
-            if (!Objects.equals(was, now)) {
-              p.add("a call that changed no effective input moved " + x + ": " + show(was)
-                  + " -> " + show(now));
+            String was = ownerText(t.before(), x);
+            String now = ownerText(t.after(), x);
+            if (!was.equals(now)) {
+              p.add("a call that changed no effective input moved " + x + ": " + was
+                  + " -> " + now);
             }
           }
         }
@@ -256,46 +280,26 @@ public final class Invariants {
         }
         Set<Target> universe = new HashSet<>(t.inputsBefore().targets());
         universe.addAll(t.inputsAfter().targets());
-        Map<Target, String[]> expected = new HashMap<>();
-        int reassigned = 0;
         Set<Target> known = new HashSet<>(t.inputsAfter().targets());
-        for (Target x : universe) {
-          String from = owner(t.before(), x);
-          String to = owner(t.after(), x);
-          if (!Objects.equals(from, to)) {
-            expected.put(x, new String[] {from, to});
-            if (from != null && known.contains(x)) {
-              reassigned++;
-            }
-          }
-        }
-        Map<Target, String[]> reported = new HashMap<>();
+        int k = t.after().replicas();
+        Map<Target, List<Move>> reported = new HashMap<>();
         for (Move m : c.moves()) {
-          if (reported.put(m.target(), new String[] {m.from().orElse(null), m.to().orElse(null)})
-              != null) {
-            p.add("the move of " + m.target() + " is reported twice");
-          }
+          reported.computeIfAbsent(m.target(), x -> new ArrayList<>()).add(m);
         }
-        for (Target x : sorted(union(expected.keySet(), reported.keySet()))) {
-          String[] e = expected.get(x);
-          String[] r = reported.get(x);
-          if (e == null) {
-            p.add("reported move " + x + ": " + show(r[0]) + " -> " + show(r[1])
-                + " did not happen");
-          } else if (r == null) {
-            p.add("move " + x + ": " + show(e[0]) + " -> " + show(e[1]) + " was not reported");
-          } else if (!Objects.equals(e[0], r[0]) || !Objects.equals(e[1], r[1])) {
-            p.add("move " + x + " reported as " + show(r[0]) + " -> " + show(r[1])
-                + ", happened as " + show(e[0]) + " -> " + show(e[1]));
-          }
+        int reassigned = 0;
+        for (Target x : sorted(union(universe, reported.keySet()))) {
+          List<Move> ms = reported.getOrDefault(x, List.of());
+          reassigned += Replicas.checkMoves(x, t.before().ownersOf(x), t.after().ownersOf(x), k,
+              ms, known.contains(x), p);
         }
         if (c.reassigned() != reassigned) {
-          p.add("reassigned() is " + c.reassigned() + ", " + reassigned + " targets were");
+          p.add("reassigned() is " + c.reassigned() + ", " + reassigned
+              + (k == 1 ? " targets were" : " replicas were"));
         }
         for (Target x : sorted(t.inputsAfter().targets())) {
-          if (!Objects.equals(owner(c.after(), x), owner(t.after(), x))) {
-            p.add("the change's after() places " + x + " on " + show(owner(c.after(), x))
-                + ", the published snapshot on " + show(owner(t.after(), x)));
+          if (!ownerText(c.after(), x).equals(ownerText(t.after(), x))) {
+            p.add("the change's after() places " + x + " on " + ownerText(c.after(), x)
+                + ", the published snapshot on " + ownerText(t.after(), x));
           }
         }
         if (!repeats.get(0).moves().isEmpty()) {
@@ -307,7 +311,9 @@ public final class Invariants {
   }
 
   /**
-   * <b>all-assigned</b>: once a non-empty collector set has been given, no target is unassigned.
+   * <b>all-assigned</b>: once a non-empty collector set has been given, no target is unassigned;
+   * with k replicas, every target has {@code min(k, c)} owners on {@code c} effective collectors
+   * (k distinct owners whenever at least k collectors exist).
    * Holds for every built-in strategy except {@code per-node} without a fallback.
    *
    * @return the invariant
@@ -320,10 +326,16 @@ public final class Invariants {
           return null;
         }
         Problems p = new Problems();
+        int want = Math.min(t.after().replicas(), t.inputsAfter().collectors().size());
         for (Target x : sorted(t.inputsAfter().targets())) {
+          List<String> owners = t.after().ownersOf(x);
           if (t.after().collectorOf(x).isEmpty()) {
             p.add(x + " is unassigned although collectors " + Transition.names(
                 t.inputsAfter().collectors()) + " are live");
+          } else if (owners.size() < want) {
+            p.add(x + " has " + owners.size() + " owners " + owners + ", not " + want
+                + ", although collectors " + Transition.names(t.inputsAfter().collectors())
+                + " are live");
           }
         }
         return p.describe();
@@ -353,10 +365,10 @@ public final class Invariants {
           Allocation other = t.rebuilt(h);
           Problems p = new Problems();
           for (Target x : targets) {
-            String here = owner(t.after(), x);
-            String there = owner(other, x);
-            if (!Objects.equals(here, there)) {
-              p.add(x + " is on " + show(here) + " here but on " + show(there));
+            String here = ownerText(t.after(), x);
+            String there = ownerText(other, x);
+            if (!here.equals(there)) {
+              p.add(x + " is on " + here + " here but on " + there);
             }
           }
           if (!p.isEmpty()) {
@@ -494,6 +506,11 @@ public final class Invariants {
    * {@code ceil(1.2 * n / c)}"; each collector's own cap may be lower
    * ({@code consistent-hashing} rounds each collector's cap up or down by its name).
    *
+   * <p>With k replicas, every replica counts and the cap is {@code min(k, c)} times the above
+   * (each rank of replicas is balanced to the cap on its own), checked when no two collectors
+   * share a node or a zone: otherwise spreading replicas over nodes and zones comes first, and a
+   * lone node's collector may hold a replica of every target.
+   *
    * @param loadFactor the strategy's load factor, &gt; 1
    * @return the invariant
    * @throws IllegalArgumentException if {@code loadFactor} is not a finite number &gt; 1
@@ -511,13 +528,18 @@ public final class Invariants {
         if (c == 0 || n == 0) {
           return null;
         }
-        int cap = AllocatorSpec.boundedLoadCap(loadFactor, n, c);
+        int k = Math.min(t.after().replicas(), c);
+        if (k > 1 && !Replicas.everyCollectorApart(live)) {
+          return null; // spreading replicas over nodes and zones comes before balance
+        }
+        int cap = k * AllocatorSpec.boundedLoadCap(loadFactor, n, c);
         Problems p = new Problems();
         for (Collector x : live) {
           int count = t.after().targetCount(x.name());
           if (count > cap) {
             p.add(x.name() + " holds " + count + " targets, above the cap " + cap + " for " + n
-                + " targets on " + c + " collectors");
+                + " targets" + (k > 1 ? " x " + k + " replicas" : "") + " on " + c
+                + " collectors");
           }
         }
         return p.describe();
@@ -576,6 +598,94 @@ public final class Invariants {
     };
   }
 
+  /**
+   * <b>replica-spread</b> (every strategy but {@code per-node}, with replicas): a target's
+   * owners are on distinct nodes whenever enough nodes have collectors, and in distinct zones
+   * whenever enough zones do. Precisely, with a collector's node slot its node (or the collector
+   * itself when it has none) and its zone slot its zone (or else its node slot): the owners take
+   * {@code min(owners, node slots)} distinct node slots, and, when every node's collectors agree
+   * on their zone, {@code min(owners, zone slots)} distinct zone slots. Holds without
+   * per-collector limits (a full collector may force a replica elsewhere). Vacuous with one
+   * replica.
+   *
+   * @return the invariant
+   */
+  public static Invariant replicaSpread() {
+    return new Named("replica-spread", "Invariants.replicaSpread()") {
+      @Override
+      public String check(Transition t) {
+        return Replicas.spread(t);
+      }
+    };
+  }
+
+  /**
+   * <b>replica-locality</b> ({@code per-node} with replicas): the owners take as many distinct
+   * node slots as there are (see {@link #replicaSpread()}), and the further replicas stay in the
+   * target's zone: those in it, on node slots other than the primary's, number at least
+   * {@code min(further replicas, node slots of the zone besides the primary's)}. The target's
+   * zone is its own, else that of the first collector (by name) on its node that has one. The
+   * primary's place is {@link #nodeLocality()}'s. Vacuous with one replica.
+   *
+   * @return the invariant
+   */
+  public static Invariant replicaLocality() {
+    return new Named("replica-locality", "Invariants.replicaLocality()") {
+      @Override
+      public String check(Transition t) {
+        return Replicas.locality(t);
+      }
+    };
+  }
+
+  /**
+   * <b>replica-movement</b>: for a step that keeps the targets and adds or removes exactly one
+   * collector (by name), the replicas that leave a collector (over every target, the owners
+   * before that are not owners after) number at most {@code factor * baseline + slack * k}. The
+   * baseline is the larger of what had to move (the replicas the removed collector held, or
+   * those the added one holds after) and one collector's even share of the replicas,
+   * {@code ceil(n * min(k, c) / c)} for {@code c} the larger collector count. With one replica
+   * this is {@link #boundedMovement}'s measure. The primary's own movement is held by the
+   * strategy's movement invariant, at any replica count.
+   *
+   * @param factor the multiplicative bound, at least 1
+   * @param slack the additive slack per replica, at least 0
+   * @return the invariant
+   * @throws IllegalArgumentException if an argument is out of range
+   */
+  public static Invariant replicaMovement(double factor, int slack) {
+    if (!(factor >= 1.0) || slack < 0) {
+      throw new IllegalArgumentException("factor must be >= 1 and slack >= 0");
+    }
+    return new Named("replica-movement", "Invariants.replicaMovement(" + factor + ", " + slack
+        + ")") {
+      @Override
+      public String check(Transition t) {
+        Set<String> removed = removedNames(t);
+        Set<String> added = addedNames(t);
+        if (!sameTargets(t) || removed.size() + added.size() != 1
+            || t.inputsBefore().collectors().isEmpty()) {
+          return null;
+        }
+        int required = removed.isEmpty()
+            ? t.after().targetCount(added.iterator().next())
+            : t.before().targetCount(removed.iterator().next());
+        int c = Math.max(t.inputsBefore().collectors().size(),
+            t.inputsAfter().collectors().size());
+        long replicas = (long) t.inputsAfter().targetCount()
+            * Math.min(t.after().replicas(), c);
+        int share = (int) ((replicas + c - 1) / c);
+        int baseline = Math.max(required, share);
+        int moved = Replicas.movedReplicas(t);
+        int slackAll = slack * t.after().replicas();
+        return moved <= factor * baseline + slackAll ? null
+            : moved + " replicas left a collector when " + (removed.isEmpty() ? "adding "
+                + added : "removing " + removed) + " (" + required + " had to, an even share "
+                + "is " + share + "); the bound is " + factor + " x " + baseline + " + " + slackAll;
+      }
+    };
+  }
+
   private static int collectorsOn(Inputs in, String node) {
     int n = 0;
     for (Collector c : in.collectors()) {
@@ -608,22 +718,42 @@ public final class Invariants {
         p.add(x + " is in targets() but was never given or was removed");
       }
     }
-    int assigned = 0;
+    int k = a.replicas();
+    int held = 0;
+    int fewer = 0;
     for (Target x : sorted(want)) {
       Optional<String> c = a.collectorOf(x);
+      List<String> owners = a.ownersOf(x);
       boolean unassigned = a.unassigned().contains(x);
-      if (c.isPresent()) {
-        assigned++;
-        if (unassigned) {
-          p.add(x + " is both on " + c.get() + " and unassigned");
+      held += owners.size();
+      if (owners.size() > k) {
+        p.add(x + " has " + owners.size() + " owners " + owners + ", more than its " + k
+            + " replicas");
+      }
+      if (new HashSet<>(owners).size() != owners.size()) {
+        p.add(x + " is held twice by one collector: owners " + owners);
+      }
+      if (c.isPresent() && (owners.isEmpty() || !owners.get(0).equals(c.get()))) {
+        p.add(x + " has primary " + c.get() + " but owners " + owners
+            + " do not list it first");
+      }
+      if (owners.size() < k) {
+        fewer++;
+        if (!unassigned) {
+          p.add(owners.isEmpty() ? x + " is neither assigned nor unassigned: lost"
+              : x + " has " + owners.size() + " of its " + k + " owners " + owners
+                  + " but is not in unassigned()");
         }
-        if (!live.contains(c.get())) {
-          p.add(x + " is on " + c.get() + ", which is not a live collector");
-        } else if (!a.targetsFor(c.get(), x.job()).contains(x)) {
-          p.add(x + " is on " + c.get() + " by collectorOf but missing from its targetsFor");
+      } else if (unassigned) {
+        p.add(x + " is both on " + String.join(", ", owners) + " and unassigned");
+      }
+      for (String o : owners) {
+        if (!live.contains(o)) {
+          p.add(x + " is on " + o + ", which is not a live collector");
+        } else if (!a.targetsFor(o, x.job()).contains(x)) {
+          p.add(x + " is on " + o + " by " + (owners.get(0).equals(o) && c.isPresent()
+              ? "collectorOf" : "ownersOf") + " but missing from its targetsFor");
         }
-      } else if (!unassigned) {
-        p.add(x + " is neither assigned nor unassigned: lost");
       }
     }
     for (Target x : sorted(a.unassigned())) {
@@ -643,9 +773,9 @@ public final class Invariants {
           if (!x.job().equals(job)) {
             p.add(x + " is listed under job " + job + " of " + c);
           }
-          if (!Optional.of(c).equals(a.collectorOf(x))) {
-            p.add(x + " is listed for " + c + " but collectorOf says "
-                + show(a.collectorOf(x).orElse(null)));
+          if (!a.ownersOf(x).contains(c)) {
+            p.add(x + " is listed for " + c + " but " + (k == 1 ? "collectorOf says "
+                + show(a.collectorOf(x).orElse(null)) : "its owners are " + a.ownersOf(x)));
           }
         }
         count += l.size();
@@ -656,13 +786,23 @@ public final class Invariants {
       }
       listed += count;
     }
-    if (listed != assigned) {
-      p.add(listed + " targets are listed by collector but " + assigned + " are assigned");
+    if (listed != held) {
+      p.add(listed + " targets are listed by collector but " + held + " are "
+          + (k == 1 ? "assigned" : "held (replicas counted)"));
     }
-    if (want.size() - assigned != a.unassigned().size()) {
-      p.add("unassigned() holds " + a.unassigned().size() + " targets, "
-          + (want.size() - assigned) + " are not assigned");
+    if (fewer != a.unassigned().size()) {
+      p.add("unassigned() holds " + a.unassigned().size() + " targets, " + fewer
+          + (k == 1 ? " are not assigned" : " have fewer than " + k + " owners"));
     }
+  }
+
+  /** A target's owners as a report prints them: one name, a list, or "(unassigned)". */
+  static String ownerText(Allocation a, Target x) {
+    List<String> owners = a.ownersOf(x);
+    if (owners.isEmpty()) {
+      return show(null);
+    }
+    return owners.size() == 1 && a.replicas() == 1 ? owners.get(0) : owners.toString();
   }
 
   static String owner(Allocation a, Target x) {

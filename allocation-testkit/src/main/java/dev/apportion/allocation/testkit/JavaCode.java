@@ -72,7 +72,11 @@ final class JavaCode {
   }
 
   static String collector(Collector c) {
-    String of = c.node().isPresent()
+    String of = c.zone().isPresent()
+        ? "Collector.of(" + string(c.name()) + ", "
+            + c.node().map(JavaCode::string).orElse("null") + ", "
+            + string(c.zone().get()) + ")"
+        : c.node().isPresent()
         ? "Collector.of(" + string(c.name()) + ", " + string(c.node().get()) + ")"
         : "Collector.of(" + string(c.name()) + ")";
     return c.capacity() == 1.0 ? of : of + ".withCapacity(" + c.capacity() + ")";

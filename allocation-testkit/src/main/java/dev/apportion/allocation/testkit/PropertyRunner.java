@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -58,8 +59,10 @@ public final class PropertyRunner {
   public static final int DEFAULT_CONCURRENT_PASSES = 20;
 
   private final String label;
-  private final Execution.Factory factory;
-  private final String java;
+  private Execution.Factory factory;
+  private String java;
+  /** How {@link #replicas(int)} rebuilds the factory; null for a runner of given allocators. */
+  private IntFunction<Execution.Factory> byReplicas;
   private List<Invariant> invariants;
   private String invariantsJava = "";
   private Generator generator = Generator.defaults();
@@ -111,10 +114,13 @@ public final class PropertyRunner {
     Objects.requireNonNull(strategy, "strategy must not be null");
     Objects.requireNonNull(configure, "configure must not be null");
     Allocators.builder(strategy);
-    Execution.Factory f = new Execution.Factory() {
+    IntFunction<Execution.Factory> byReplicas = k -> new Execution.Factory() {
       @Override
       public Allocator create(AllocationListener sink) {
         Allocators.Builder b = configure.apply(Allocators.builder(strategy));
+        if (k != 1) {
+          b.replicas(k); // checks k; with 1 the builder is left exactly as configured
+        }
         if (sink != Execution.IGNORE) {
           b.listener(sink);
         }
@@ -126,9 +132,38 @@ public final class PropertyRunner {
         return true;
       }
     };
-    return new PropertyRunner(strategy, f,
+    PropertyRunner runner = new PropertyRunner(strategy, byReplicas.apply(1),
         "PropertyRunner.forStrategy(" + JavaCode.string(strategy) + configureJava + ")",
         Invariants.forStrategy(strategy));
+    runner.byReplicas = byReplicas;
+    return runner;
+  }
+
+  /**
+   * Runs the strategy with {@code k} replicas: each allocator is built with
+   * {@link Allocators.Builder#replicas(int) replicas(k)} after the builder configuration. The
+   * scenarios are the same as at any other {@code k} (the seeds come from the label), and the
+   * invariants read the replica count from the snapshots, so {@link Invariants#forStrategy}
+   * holds the strategy to its replica promises as well.
+   *
+   * @param k replicas per target, 1 to
+   *     {@value dev.apportion.allocation.spi.AllocatorSpec#MAX_REPLICAS}
+   * @return this runner
+   * @throws IllegalStateException if the runner was not made by {@link #forStrategy}
+   * @throws IllegalArgumentException if {@code k} is out of range or the strategy cannot place
+   *     replicas
+   */
+  public PropertyRunner replicas(int k) {
+    if (byReplicas == null) {
+      throw new IllegalStateException("replicas(k) is for runners made by forStrategy; build "
+          + "the replicas into your own factory");
+    }
+    Execution.Factory f = byReplicas.apply(k);
+    f.create(Execution.IGNORE); // fails fast on a count the strategy refuses
+    this.factory = f;
+    this.java = java.replaceFirst("\\n    \\.replicas\\(\\d+\\)$", "")
+        + (k > 1 ? "\n    .replicas(" + k + ")" : "");
+    return this;
   }
 
   /**

@@ -117,6 +117,25 @@ class BrokenStrategiesTest {
   }
 
   @Test
+  void completenessCatchesAReplicaHeldTwiceByOneCollector() {
+    Failure f = caught(ReplicaToy.FillsWithThePrimary::new, Invariants.completeness(), 2);
+    assertTrue(f.description().contains("held twice"), f::toString);
+  }
+
+  @Test
+  void replicaSpreadCatchesReplicasThatIgnoreNodes() {
+    Failure f = caught(ReplicaToy.NextByName::new, Invariants.replicaSpread(), 2);
+    assertTrue(f.description().contains("node(s)"), f::toString);
+  }
+
+  @Test
+  void replicaMovementCatchesModuloSharding() {
+    Failure f = caught(ReplicaToy.Modulo::new, Invariants.replicaMovement(
+        Invariants.REPLICA_MOVEMENT_FACTOR, Invariants.REPLICA_MOVEMENT_SLACK), 3);
+    assertTrue(f.description().contains("replicas left a collector"), f::toString);
+  }
+
+  @Test
   void snapshotConsistencyCatchesAStrategyThatPublishesInSeveralWrites() {
     Report report = isolated(PropertyRunner.forAllocator("torn", Broken.TornPublisher::new))
         .concurrentPasses(300).tries(60).checkConcurrentSnapshots();
@@ -138,5 +157,14 @@ class BrokenStrategiesTest {
     assertTrue(report.passed(), report::toString);
     assertTrue(isolated(PropertyRunner.forAllocator("correct-toy", ToyAllocator.Correct::new))
         .tries(TRIES).checkConcurrentSnapshots().passed());
+    for (int k = 1; k <= 3; k++) {
+      int replicas = k;
+      Report replicated = isolated(PropertyRunner.forAllocator("correct-replica-toy",
+          () -> new ReplicaToy.Correct(replicas)))
+          .invariants(Invariants.completeness(), Invariants.idempotence(),
+              Invariants.allAssigned(), Invariants.determinism(), Invariants.replicaSpread())
+          .tries(TRIES).run();
+      assertTrue(replicated.passed(), replicated::toString);
+    }
   }
 }

@@ -111,6 +111,58 @@ class BuiltInStrategiesTest {
             PropertyRunner.forStrategy("rendezvous").generator(WEIGHTED)));
   }
 
+  /** Tries per replicated configuration: a third of {@value #TRIES}, each try costing more. */
+  static final int REPLICATED_TRIES = TRIES / 3;
+
+  private static final Generator ZONED = Generator.defaults().zones(true);
+
+  /**
+   * Every strategy at 2 and 3 replicas, held to its profile (which reads the replica count from
+   * the snapshots). The non-per-node strategies run on zoned clusters, so that spreading over
+   * zones is exercised; per-node runs unzoned, as its zone-partitioned fallback learns node zones
+   * from history (a determinism question of its own, at one replica too).
+   */
+  static Stream<Arguments> replicated() {
+    List<Arguments> out = new ArrayList<>();
+    for (int k = 2; k <= 3; k++) {
+      int replicas = k;
+      for (String s : List.of("consistent-hashing", "rendezvous", "least-weighted")) {
+        out.add(Arguments.of(s + ", " + k + " replicas", (Supplier<PropertyRunner>) () ->
+            PropertyRunner.forStrategy(s).replicas(replicas).generator(ZONED)));
+      }
+      out.add(Arguments.of("per-node, " + k + " replicas", (Supplier<PropertyRunner>) () ->
+          PropertyRunner.forStrategy("per-node").replicas(replicas)));
+    }
+    // Zoned per-node without determinism (see above): the further replicas' zone is exercised.
+    List<Invariant> zonedPerNode = new ArrayList<>(Invariants.forStrategy("per-node"));
+    zonedPerNode.removeIf(i -> i.name().equals("determinism"));
+    out.add(Arguments.of("per-node, zones, 2 replicas", (Supplier<PropertyRunner>) () ->
+        PropertyRunner.forStrategy("per-node").replicas(2).generator(ZONED)
+            .invariants(zonedPerNode)));
+    out.add(Arguments.of("per-node, no fallback, 2 replicas", (Supplier<PropertyRunner>) () ->
+        PropertyRunner.forStrategy("per-node", b -> b.noFallback()).replicas(2)
+            .invariants(with(Invariants.common(), Invariants.determinism(),
+                Invariants.nodeLocalityWithoutFallback()))));
+    out.add(Arguments.of("consistent-hashing, costs and capacities, 2 replicas",
+        (Supplier<PropertyRunner>) () -> PropertyRunner.forStrategy("consistent-hashing")
+            .replicas(2).generator(WEIGHTED).invariants(with(Invariants.common(),
+                Invariants.allAssigned(), Invariants.determinism(), Invariants.replicaSpread()))));
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("replicated")
+  void holdsEveryInvariantItPromisesWithReplicas(String name, Supplier<PropertyRunner> runner) {
+    runner.get().tries(REPLICATED_TRIES).assertHolds();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("replicated")
+  void snapshotsStayConsistentUnderConcurrentWritesWithReplicas(String name,
+      Supplier<PropertyRunner> runner) {
+    runner.get().tries(REPLICATED_TRIES).assertSnapshotsConsistent();
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void holdsEveryInvariantItPromises(String name, Supplier<PropertyRunner> runner) {

@@ -52,6 +52,40 @@ class FreshAllocatorEquivalenceTest {
                     .generator(WEIGHTED)));
   }
 
+  /** Tries per replicated configuration: a quarter of the above, each try costing k times more. */
+  private static final int REPLICATED_TRIES = Math.max(1, TRIES / 4);
+
+  private static final Generator ZONED = Generator.defaults().zones(true);
+
+  /** The equivalence at 2 and 3 replicas: every owner, primary first, as a fresh allocator's. */
+  static Stream<Arguments> replicated() {
+    List<Arguments> out = new java.util.ArrayList<>();
+    for (int k = 2; k <= 3; k++) {
+      int replicas = k;
+      out.add(Arguments.of("consistent-hashing, zones, " + k + " replicas",
+          (Supplier<PropertyRunner>) () -> PropertyRunner.forStrategy("consistent-hashing")
+              .replicas(replicas).generator(ZONED)));
+      out.add(Arguments.of("consistent-hashing, costs and capacities, " + k + " replicas",
+          (Supplier<PropertyRunner>) () -> PropertyRunner.forStrategy("consistent-hashing")
+              .replicas(replicas).generator(WEIGHTED)));
+      out.add(Arguments.of("rendezvous, zones, " + k + " replicas",
+          (Supplier<PropertyRunner>) () -> PropertyRunner.forStrategy("rendezvous")
+              .replicas(replicas).generator(ZONED)));
+      out.add(Arguments.of("per-node, " + k + " replicas",
+          (Supplier<PropertyRunner>) () -> PropertyRunner.forStrategy("per-node")
+              .replicas(replicas)));
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("replicated")
+  void everyStepPlacesAsAFreshAllocatorDoesWithReplicas(String name,
+      Supplier<PropertyRunner> runner) {
+    runner.get().invariants(List.of(Invariants.completeness(), Invariants.determinism()))
+        .tries(REPLICATED_TRIES).assertHolds();
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void everyStepPlacesAsAFreshAllocatorDoes(String name, Supplier<PropertyRunner> runner) {

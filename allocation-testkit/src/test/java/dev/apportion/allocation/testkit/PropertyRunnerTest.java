@@ -153,16 +153,38 @@ class PropertyRunnerTest {
   }
 
   @Test
+  void replicasRunTheStrategyAtKAndTheReportSaysSo() {
+    Invariant two = Invariant.of("two-owners-when-two-collectors", t ->
+        t.inputsAfter().collectors().size() < 2 || t.after().replicas() != 2 ? null
+            : "fails on purpose with " + t.after().replicas() + " replicas");
+    Report report = BrokenStrategiesTest.isolated(PropertyRunner.forStrategy("rendezvous"))
+        .replicas(2).invariants(two).tries(20).run();
+    assertFalse(report.passed(), "the allocators were built with two replicas");
+    assertTrue(report.toString().contains("PropertyRunner.forStrategy(\"rendezvous\")"),
+        report::toString);
+    assertTrue(report.toString().contains(".replicas(2)"), report::toString);
+    assertTrue(BrokenStrategiesTest.isolated(PropertyRunner.forStrategy("rendezvous"))
+        .replicas(2).replicas(1).invariants(two).tries(20).run().passed(), "back to one");
+    assertThrows(IllegalStateException.class,
+        () -> PropertyRunner.forAllocator("toy", ToyAllocator.Correct::new).replicas(2));
+    assertThrows(IllegalArgumentException.class,
+        () -> PropertyRunner.forStrategy("rendezvous").replicas(0));
+  }
+
+  @Test
   void invariantsCheckTheirArgumentsAndNameThemselves() {
     assertThrows(IllegalArgumentException.class, () -> Invariants.boundedLoad(1.0));
     assertThrows(IllegalArgumentException.class, () -> Invariants.boundedMovement(0.5, 1));
     assertThrows(IllegalArgumentException.class, () -> Invariant.of(" ", t -> null));
     assertEquals("Invariants.boundedLoad(1.1)", Invariants.boundedLoad(1.1).toString());
     assertEquals(List.of("completeness", "latest-labels", "idempotence", "reported-moves",
-        "all-assigned", "determinism", "node-locality"),
+        "all-assigned", "determinism", "node-locality", "replica-locality", "replica-movement"),
         Invariants.forStrategy("per-node").stream().map(Invariant::name)
             .collect(java.util.stream.Collectors.toList()));
     assertEquals(4, Invariants.forStrategy("my-own").size(), "unknown strategies get common()");
+    assertThrows(IllegalArgumentException.class, () -> Invariants.replicaMovement(0.9, 1));
+    assertEquals("Invariants.replicaMovement(2.0, 10)", Invariants.replicaMovement(
+        Invariants.REPLICA_MOVEMENT_FACTOR, Invariants.REPLICA_MOVEMENT_SLACK).toString());
     assertNull(Invariant.of("never", t -> null).check(null));
   }
 }

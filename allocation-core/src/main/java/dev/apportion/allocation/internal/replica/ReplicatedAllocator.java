@@ -14,11 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
@@ -202,13 +200,12 @@ public final class ReplicatedAllocator implements Allocator {
           relabeled.addAll(heard[0].relabeled);
         }
       }
-      Target[] oldTargets = targets;
       targets = newTargets;
       index = newIndex;
       copies = newCopies;
       copyIndex = newCopyIndex;
       choice = newChoice;
-      settle(AllocationChange.Cause.SET_TARGETS, before, oldTargets, fromOld, relabeled, start);
+      settle(AllocationChange.Cause.SET_TARGETS, before, relabeled, start);
     } finally {
       lock.unlock();
     }
@@ -239,7 +236,7 @@ public final class ReplicatedAllocator implements Allocator {
         ranks[r].setCollectors(given);
         apply(heard[r].moves, copyIndex.get(r), choice[r]);
       }
-      settle(AllocationChange.Cause.SET_COLLECTORS, before, targets, null, List.of(), start);
+      settle(AllocationChange.Cause.SET_COLLECTORS, before, List.of(), start);
     } finally {
       lock.unlock();
     }
@@ -264,7 +261,7 @@ public final class ReplicatedAllocator implements Allocator {
         ranks[r].setNodeZones(given);
         apply(heard[r].moves, copyIndex.get(r), choice[r]);
       }
-      settle(AllocationChange.Cause.SET_COLLECTORS, before, targets, null, List.of(), start);
+      settle(AllocationChange.Cause.SET_COLLECTORS, before, List.of(), start);
     } finally {
       lock.unlock();
     }
@@ -298,41 +295,43 @@ public final class ReplicatedAllocator implements Allocator {
 
   /**
    * Decides the owners, publishes the snapshot and tells the listeners what moved, replica by
-   * replica. {@code fromOld} maps each target to its index before the call ({@code null}: the
-   * same targets).
+   * replica. When the primary's snapshot stands and no replica changed collector, the published
+   * snapshot stands too (a call that changes nothing publishes nothing, as with one replica);
+   * so {@code before} is looked up by target, not by this allocator's previous indexes.
    */
-  private void settle(AllocationChange.Cause cause, ReplicatedSnapshot before, Target[] oldTargets,
-      int[] fromOld, List<Target> relabeled, long start) {
+  private void settle(AllocationChange.Cause cause, ReplicatedSnapshot before,
+      List<Target> relabeled, long start) {
     ReplicaPlacement.Result result = placement.place(targets, choice, topology);
     ReplicatedSnapshot after = snapshotOf(result.owners, result.counts, result.costs);
+    if (after.primary() == before.primary() && sameOwners(before, after)) {
+      after = before;
+    }
     published = after;
     if (listeners.isEmpty()) {
       return;
     }
     List<Move> moves = new ArrayList<>();
     int reassigned = 0;
-    Set<Integer> kept = fromOld == null ? null : new HashSet<>();
-    for (int i = 0; i < targets.length; i++) {
-      int old = fromOld == null ? i : fromOld[i];
-      if (kept != null && old >= 0) {
-        kept.add(old);
-      }
-      for (int r = 0; r < k; r++) {
-        String from = old < 0 ? null : nameIn(before, r, old);
-        String to = nameIn(after, r, i);
-        if (!Objects.equals(from, to)) {
-          moves.add(new Move(targets[i], from, to, r));
-          reassigned += from != null && to != null ? 1 : 0;
+    if (after != before) {
+      for (int i = 0; i < after.size(); i++) {
+        int old = before.indexOf(after.target(i));
+        for (int r = 0; r < k; r++) {
+          String from = old < 0 ? null : nameIn(before, r, old);
+          String to = nameIn(after, r, i);
+          if (!Objects.equals(from, to)) {
+            moves.add(new Move(after.target(i), from, to, r));
+            // Every target here is known after the call: a replica that had a collector and
+            // now has another, or none, is reassigned (as AllocationChange.reassigned() counts).
+            reassigned += from != null ? 1 : 0;
+          }
         }
       }
-    }
-    if (kept != null) {
-      for (int old = 0; old < oldTargets.length; old++) {
-        if (!kept.contains(old)) {
+      for (int old = 0; old < before.size(); old++) {
+        if (after.indexOf(before.target(old)) < 0) {
           for (int r = 0; r < k; r++) {
             String from = nameIn(before, r, old);
             if (from != null) {
-              moves.add(new Move(oldTargets[old], from, null, r));
+              moves.add(new Move(before.target(old), from, null, r));
             }
           }
         }
@@ -340,6 +339,25 @@ public final class ReplicatedAllocator implements Allocator {
     }
     listeners.tell(new AllocationChangeRecord(cause, strategy, before, after, List.copyOf(moves),
         List.copyOf(relabeled), reassigned, System.nanoTime() - start));
+  }
+
+  /** Whether every target of {@code after} is one of {@code before}'s, on the same owners. */
+  private boolean sameOwners(ReplicatedSnapshot before, ReplicatedSnapshot after) {
+    if (before.size() != after.size()) {
+      return false;
+    }
+    for (int i = 0; i < after.size(); i++) {
+      int old = before.indexOf(after.target(i));
+      if (old < 0) {
+        return false;
+      }
+      for (int r = 0; r < k; r++) {
+        if (!Objects.equals(nameIn(before, r, old), nameIn(after, r, i))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private static String nameIn(ReplicatedSnapshot s, int rank, int i) {

@@ -60,6 +60,21 @@ final class ReplicatedSnapshot implements Allocation {
     return topology;
   }
 
+  /** The primary's snapshot, which this one answers collectors, targets and primaries from. */
+  Allocation primary() {
+    return primary;
+  }
+
+  /** How many targets. */
+  int size() {
+    return targets.length;
+  }
+
+  /** The target at {@code i}. */
+  Target target(int i) {
+    return targets[i];
+  }
+
   @Override
   public Set<Collector> collectors() {
     return primary.collectors();
