@@ -14,11 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
@@ -294,36 +292,56 @@ public final class ReplicatedAllocator implements Allocator {
   /**
    * Decides the owners, publishes the snapshot and tells the listeners what moved, replica by
    * replica. {@code fromOld} maps each target to its index before the call ({@code null}: the
-   * same targets).
+   * same targets). Owners are compared as collector ids (through a map of the old ids to the new
+   * when the collectors changed); names are looked up only for the replicas that moved.
    */
   private void settle(AllocationChange.Cause cause, ReplicatedSnapshot before, Target[] oldTargets,
       int[] fromOld, List<Target> relabeled, long start) {
-    ReplicaPlacement.Result result = placement.place(targets, choice, topology);
+    ReplicaPlacement.Result result = placement.place(targets, choice, topology,
+        fromOld == null || isIdentity(fromOld, oldTargets.length));
     ReplicatedSnapshot after = snapshotOf(result.owners, result.counts, result.costs);
     published = after;
     if (listeners.isEmpty()) {
       return;
     }
+    Topology was = before.topology();
+    int[] oldToNew = null;
+    if (was != topology) {
+      oldToNew = new int[was.size()];
+      for (int c = 0; c < oldToNew.length; c++) {
+        // A collector that left maps below -1: equal to no new id, nor to "none" (-1).
+        int now = topology.id(was.name(c));
+        oldToNew[c] = now < 0 ? -2 : now;
+      }
+    }
     List<Move> moves = new ArrayList<>();
     int reassigned = 0;
-    Set<Integer> kept = fromOld == null ? null : new HashSet<>();
+    boolean[] kept = fromOld == null ? null : new boolean[oldTargets.length];
     for (int i = 0; i < targets.length; i++) {
       int old = fromOld == null ? i : fromOld[i];
-      if (kept != null && old >= 0) {
-        kept.add(old);
-      }
       for (int r = 0; r < k; r++) {
-        String from = old < 0 ? null : nameIn(before, r, old);
-        String to = nameIn(after, r, i);
-        if (!Objects.equals(from, to)) {
-          moves.add(new Move(targets[i], from, to, r));
-          reassigned += from != null && to != null ? 1 : 0;
+        int from = old < 0 ? -1 : before.owner(r, old);
+        int to = result.owners[r][i];
+        int fromHere = from < 0 || oldToNew == null ? from : oldToNew[from];
+        if (fromHere == to) {
+          continue;
+        }
+        String fromName = from < 0 ? null : was.name(from);
+        String toName = to < 0 ? null : topology.name(to);
+        if (!Objects.equals(fromName, toName)) {
+          moves.add(new Move(targets[i], fromName, toName, r));
+          reassigned += fromName != null && toName != null ? 1 : 0;
         }
       }
     }
     if (kept != null) {
+      for (int old : fromOld) {
+        if (old >= 0) {
+          kept[old] = true;
+        }
+      }
       for (int old = 0; old < oldTargets.length; old++) {
-        if (!kept.contains(old)) {
+        if (!kept[old]) {
           for (int r = 0; r < k; r++) {
             String from = nameIn(before, r, old);
             if (from != null) {
@@ -335,6 +353,19 @@ public final class ReplicatedAllocator implements Allocator {
     }
     listeners.tell(new AllocationChangeRecord(cause, strategy, before, after, List.copyOf(moves),
         List.copyOf(relabeled), reassigned, System.nanoTime() - start));
+  }
+
+  /** Whether every target is where it was ({@code fromOld[i] == i}) and none left. */
+  private static boolean isIdentity(int[] fromOld, int oldCount) {
+    if (fromOld.length != oldCount) {
+      return false;
+    }
+    for (int i = 0; i < fromOld.length; i++) {
+      if (fromOld[i] != i) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String nameIn(ReplicatedSnapshot s, int rank, int i) {
