@@ -24,10 +24,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * collector and on two. {@code movedPerOp} counts every replica that moved.
  *
  * <pre>
- * java -jar allocation-bench/target/apportion.jar ReplicaTimeChange -f 1 -wi 3 -i 5
- * java -jar allocation-bench/target/apportion.jar ReplicaTimeChange -f 1 -wi 3 -i 5 \
+ * java -jar allocation-bench/target/apportion.jar ReplicaTimeChange -f 1 -wi 10 -i 5
+ * java -jar allocation-bench/target/apportion.jar ReplicaTimeChange -f 1 -wi 10 -i 5 \
  *     -p change=RESET_EQUAL -p contender=CONSISTENT_HASHING
  * </pre>
+ *
+ * <p>Two replicas take longer to warm up than one (each operation, and the untimed restore
+ * before it, run every rank's allocator and the replica placement's long loops): ten warm-up
+ * iterations, not three, before the figures settle.
  *
  * <p>With {@code RESET_EQUAL} the operation is a discovery refresh that found nothing new: the
  * same targets as new, equal objects.
@@ -35,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 2, time = 1)
+@Warmup(iterations = 10, time = 1)
 @Measurement(iterations = 3, time = 2)
 @Fork(1)
 public class ReplicaTimeChange extends PlacementHarness {
