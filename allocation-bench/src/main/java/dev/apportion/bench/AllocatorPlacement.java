@@ -14,7 +14,7 @@ final class AllocatorPlacement implements Placement {
   private final Allocator allocator;
   private int moved;
 
-  AllocatorPlacement(String name) {
+  AllocatorPlacement(String name, int replicas) {
     int at = name.indexOf(LOAD_FACTOR);
     String strategy = at < 0 ? name : name.substring(0, at);
     Allocators.Builder b;
@@ -25,6 +25,9 @@ final class AllocatorPlacement implements Placement {
           .zoneAware().maxSkew(VARIANT_MAX_SKEW);
     } else {
       b = Allocators.builder(strategy);
+    }
+    if (replicas != 1) {
+      b.replicas(replicas);
     }
     if (at >= 0) {
       b.loadFactor(Double.parseDouble(name.substring(at + 1)));

@@ -24,7 +24,20 @@ public interface Placement {
    * @throws IllegalArgumentException if the strategy is unknown
    */
   static Placement of(String strategy) {
-    return new AllocatorPlacement(strategy);
+    return new AllocatorPlacement(strategy, 1);
+  }
+
+  /**
+   * A fresh placement running an Apportion strategy with every target on {@code replicas}
+   * collectors; its moves count every replica's.
+   *
+   * @param strategy a strategy's name, as {@link #of(String)} takes it
+   * @param replicas replicas per target, 1 to 8
+   * @return the placement
+   * @throws IllegalArgumentException if the strategy is unknown or cannot place replicas
+   */
+  static Placement of(String strategy, int replicas) {
+    return new AllocatorPlacement(strategy, replicas);
   }
 
   /**

@@ -61,6 +61,23 @@ public enum Contender {
   }
 
   /**
+   * A fresh placement with every target on {@code replicas} collectors.
+   *
+   * @param replicas replicas per target; 1 is {@link #create()}
+   * @return the placement
+   * @throws UnsupportedOperationException for a do-it-yourself baseline with more than one
+   */
+  public Placement create(int replicas) {
+    if (replicas == 1) {
+      return create();
+    }
+    if (strategy == null) {
+      throw new UnsupportedOperationException(name() + " places one replica");
+    }
+    return Placement.of(strategy, replicas);
+  }
+
+  /**
    * The do-it-yourself baseline, upstream's approach: keep a peer ring of the collectors' names
    * (changed member by member, as the peer allows); on every change locate every target again
    * by its owner on the ring and rebuild the per-collector, per-job lists. A call whose input

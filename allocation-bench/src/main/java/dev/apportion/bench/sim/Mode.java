@@ -38,4 +38,23 @@ public enum Mode {
    * @throws IllegalArgumentException if the strategy is unknown
    */
   public abstract Placement create(String strategy);
+
+  /**
+   * A fresh placement running {@code strategy} in this mode with every target on
+   * {@code replicas} collectors.
+   *
+   * @param strategy a strategy's name
+   * @param replicas replicas per target; 1 is {@link #create(String)}
+   * @return the placement, with no collectors and no targets
+   * @throws IllegalArgumentException if the strategy is unknown or cannot place replicas
+   */
+  public Placement create(String strategy, int replicas) {
+    if (replicas == 1) {
+      return create(strategy);
+    }
+    if (this != CENTRAL) {
+      throw new UnsupportedOperationException("replicas are simulated in central mode");
+    }
+    return Placement.of(strategy, replicas);
+  }
 }

@@ -99,6 +99,12 @@ public final class SimulateCommand implements Callable<Integer> {
           + "docs/ownership.md). Default: ${DEFAULT-VALUE}.")
   Mode mode;
 
+  @Option(names = "--replicas", paramLabel = "K", defaultValue = "1",
+      description = "Every target on K distinct collectors (1 to 8): peak/mean, cost, moved and "
+          + "minimum count every replica, and a crash table compares the targets a crash "
+          + "leaves with no live owner at 1 replica and at K. Default: ${DEFAULT-VALUE}.")
+  int replicas;
+
   @Option(names = "--seed", defaultValue = "1", description = "Random seed. Default: 1.")
   long seed;
 
@@ -203,13 +209,18 @@ public final class SimulateCommand implements Callable<Integer> {
     List<String> names = strategies();
     List<ClusterScenario> which =
         scenarios.isEmpty() ? List.of(ClusterScenario.values()) : scenarios;
-    List<Result> results = new Simulator(mode, seed, interactive() ? err : null)
+    List<Result> results = new Simulator(mode, seed, interactive() ? err : null, replicas)
         .run(cluster, names, which);
     CrossZoneCost cost = new CrossZoneCost(bytesPerScrape, scrapeIntervalSeconds, pricePerGb);
     if (table) {
       ReportTable.print(out, cluster, results, cost);
     } else {
       Verdicts.print(out, cluster, results, cost);
+    }
+    if (replicas > 1) {
+      out.println("replicas: " + replicas + " per target; peak/mean, cost, moved and minimum "
+          + "count every replica.");
+      CrashCost.print(out, CrashCost.run(cluster, names, seed, replicas), replicas);
     }
     if (plotDir != null) {
       List<Path> written;
@@ -248,6 +259,13 @@ public final class SimulateCommand implements Callable<Integer> {
   /** Checks the options together, before any input is read or anything simulated. */
   private void checkOptions() throws InputException {
     CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    if (replicas < 1 || replicas > 8) {
+      throw new InputException("--replicas must be from 1 to 8: " + replicas);
+    }
+    if (mode == Mode.LOCAL && replicas != 1) {
+      throw new InputException("--mode local takes no --replicas: each replica of the "
+          + "ownership module decides its own targets");
+    }
     if (mode == Mode.LOCAL && (!strategies.isEmpty() || !scenarios.isEmpty()
         || plotDir != null)) {
       throw new InputException("--mode local takes no --strategy, --scenario or --plot: "

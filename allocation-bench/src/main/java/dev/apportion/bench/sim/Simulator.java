@@ -32,6 +32,7 @@ public final class Simulator {
   private final Mode mode;
   private final long seed;
   private final PrintStream progress;
+  private final int replicas;
   private long lastProgress;
 
   /**
@@ -42,6 +43,20 @@ public final class Simulator {
    * @param progress where to report progress on long runs (at most once a second), or null
    */
   public Simulator(Mode mode, long seed, PrintStream progress) {
+    this(mode, seed, progress, 1);
+  }
+
+  /**
+   * A simulator whose placements put every target on {@code replicas} collectors: balance, cost
+   * and moves then count every replica.
+   *
+   * @param mode how ownership is decided
+   * @param seed the seed the scenarios draw their events from
+   * @param progress where to report progress on long runs (at most once a second), or null
+   * @param replicas replicas per target, 1 to 8
+   */
+  public Simulator(Mode mode, long seed, PrintStream progress, int replicas) {
+    this.replicas = replicas;
     this.mode = Objects.requireNonNull(mode, "mode");
     this.seed = seed;
     this.progress = progress;
@@ -84,7 +99,7 @@ public final class Simulator {
   }
 
   private Result run(String strategy, ClusterScenario scenario, Plan initial, Plan plan) {
-    Placement placement = mode.create(strategy);
+    Placement placement = mode.create(strategy, replicas);
     // The topology a Node watcher would supply (KubernetesNodeZones): the zones known at the end.
     placement.setNodeZones(plan.zones());
     if (scenario != ClusterScenario.INITIAL) {
@@ -92,7 +107,7 @@ public final class Simulator {
         apply(placement, step);
       }
     }
-    Map<Target, String> start = owners(placement.allocation());
+    Map<Target, List<String>> start = owners(placement.allocation());
     int moved = 0;
     long nanos = 0;
     int done = 0;
@@ -152,6 +167,12 @@ public final class Simulator {
     }
     if (left.isEmpty() && joined == 1) {
       int assigned = before.targets().size() - before.unassigned().size();
+      if (before.replicas() > 1) {
+        assigned = 0;
+        for (Collector collector : before.collectors()) {
+          assigned += before.targetCount(collector.name());
+        }
+      }
       return (int) (assigned * joinedCapacity / totalCapacity);
     }
     return 0;
@@ -176,12 +197,13 @@ public final class Simulator {
     }
   }
 
-  private static Map<Target, String> owners(Allocation a) {
-    Map<Target, String> owners = new HashMap<>();
+  /** Each assigned target's owners (with replicas, every replica's collector). */
+  private static Map<Target, List<String>> owners(Allocation a) {
+    Map<Target, List<String>> owners = new HashMap<>();
     for (Collector c : a.collectors()) {
       for (String job : a.jobsFor(c.name())) {
         for (Target t : a.targetsFor(c.name(), job)) {
-          owners.put(t, c.name());
+          owners.computeIfAbsent(t, x -> new ArrayList<>(1)).add(c.name());
         }
       }
     }
@@ -189,7 +211,7 @@ public final class Simulator {
   }
 
   static Result measure(Allocation a, String strategy, ClusterScenario scenario,
-      Map<String, String> zones, Map<Target, String> start, int moved, long nanos,
+      Map<String, String> zones, Map<Target, List<String>> start, int moved, long nanos,
       double worstStep) {
     List<Collector> collectors = new ArrayList<>(a.collectors());
     int[] loads = new int[collectors.size()];
@@ -229,9 +251,11 @@ public final class Simulator {
       }
     }
     int minimum = 0;
-    for (Map.Entry<Target, String> e : start.entrySet()) {
-      if (!live.contains(e.getValue()) && a.targets().contains(e.getKey())) {
-        minimum++;
+    for (Map.Entry<Target, List<String>> e : start.entrySet()) {
+      for (String owner : e.getValue()) {
+        if (!live.contains(owner) && a.targets().contains(e.getKey())) {
+          minimum++;
+        }
       }
     }
     int[] sorted = loads.clone();

@@ -3,44 +3,60 @@ package dev.apportion.allocation.internal.replica;
 import dev.apportion.allocation.Target;
 import dev.apportion.allocation.ring.HashRings;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Decides every target's further replicas from what each rank's allocator chose for it: a choice
  * stands when it is a collector the target's earlier replicas are not on and in the best tier the
- * collectors offer it (see {@link ReplicaRule}); otherwise the replica goes to the collector of that tier
- * with the highest weighted rendezvous score for (target, rank) that is under its load cap, and,
- * when every such collector is full, to the best one under its limit. Choices that stand are
+ * collectors offer it (see {@link ReplicaRule}); otherwise the replica goes to the first collector
+ * of that tier under its load cap on a consistent-hash ring of the collectors ({@link
+ * FallbackRing}), walking from a key of (target, rank), and, when every such collector is full,
+ * to the first one under its limit. Choices that stand are
  * counted first; the rest are decided in identity-hash order, so the result is a function of the
  * targets, the collectors and the ranks' choices, never of history or input order. Not
  * thread-safe: the allocator's writer owns one.
  */
 final class ReplicaPlacement {
-  /** Spreads the ranks' rendezvous keys apart (the golden ratio's 64-bit odd constant). */
+  /** Spreads the ranks' ring keys apart (the golden ratio's 64-bit odd constant). */
   private static final long RANK_GAMMA = 0x9E3779B97F4A7C15L;
 
   private final int k;
   private final ReplicaRule rule;
   private final double loadFactor;
+  private final double costLoadFactor;
   private final int maxTargets;
   private final long maxCost;
   /** The best tier on offer, by the owners (and target zone) it depends on; reset per change. */
-  private final Map<Long, Integer> bestTiers = new HashMap<>();
+  private final LongIntMemo bestTiers = new LongIntMemo();
+  /** The best tier of a second replica by its primary's id + 1 (rule DISTINCT); reset per change. */
+  private int[] bestTierByPrimary = new int[0];
+  /** Where replicas whose rank's choice does not stand look next. */
+  private final FallbackRing ring = new FallbackRing();
+  /** The last targets' indexes in identity-hash order, or null until needed. */
+  private int[] order;
+  /** The targets of the last call, and their identity hashes and costs (read once per set). */
+  private Target[] lastTargets;
+  private long[] hashes = new long[0];
+  private long[] targetCosts = new long[0];
+  /** Scratch of {@link #elsewhere}: by tier, the first collector met under its cap, its limit. */
+  private final int[] firstUnderCap = new int[4];
+  private final int[] firstUnderLimit = new int[4];
 
   /**
    * @param k replicas per target
    * @param rule the tier rule
+   * @param costLoadFactor the same for cost, when targets carry costs (the cost band's upper end)
    * @param loadFactor how far above its capacity's share a collector may go before a replica that
    *     must move skips it
    * @param maxTargets the most targets (all replicas) a collector of capacity 1 may hold; 0 for no
    *     limit
    * @param maxCost the most cost (all replicas) a collector of capacity 1 may hold; 0 for no limit
    */
-  ReplicaPlacement(int k, ReplicaRule rule, double loadFactor, int maxTargets, long maxCost) {
+  ReplicaPlacement(int k, ReplicaRule rule, double loadFactor, double costLoadFactor,
+      int maxTargets, long maxCost) {
     this.k = k;
     this.rule = rule;
     this.loadFactor = loadFactor;
+    this.costLoadFactor = costLoadFactor;
     this.maxTargets = maxTargets;
     this.maxCost = maxCost;
   }
@@ -67,10 +83,29 @@ final class ReplicaPlacement {
    * @param targets the targets, by index
    * @param choice each rank's choice for each target (a collector id, or -1); rank 0's is final
    * @param topology the collectors
+   * @param sameTargets whether {@code targets} are, index by index, the identities of the last
+   *     call's (their identity-hash order is then kept)
    * @return the owners by rank (rank 0 a copy of its choices), and each collector's count and cost
    */
-  Result place(Target[] targets, int[][] choice, Topology topology) {
+  Result place(Target[] targets, int[][] choice, Topology topology, boolean sameTargets) {
     bestTiers.clear();
+    if (bestTierByPrimary.length != topology.size() + 1) {
+      bestTierByPrimary = new int[topology.size() + 1];
+    }
+    Arrays.fill(bestTierByPrimary, -1);
+    ring.update(topology);
+    if (!sameTargets || order == null || order.length != targets.length) {
+      order = null;
+    }
+    if (targets != lastTargets) {
+      lastTargets = targets;
+      hashes = new long[targets.length];
+      targetCosts = new long[targets.length];
+      for (int i = 0; i < targets.length; i++) {
+        hashes[i] = targets[i].hash();
+        targetCosts[i] = targets[i].cost();
+      }
+    }
     int n = targets.length;
     int collectors = topology.size();
     int[][] owners = new int[k][];
@@ -81,36 +116,49 @@ final class ReplicaPlacement {
       int c = owners[0][i];
       if (c >= 0) {
         counts[c]++;
-        costs[c] += targets[i].cost();
+        costs[c] += targetCosts[i];
       }
     }
     int[] softCap = softCaps(n, topology);
+    long[] costCap = costCaps(topology);
     int[] zones = rule == ReplicaRule.TARGET_ZONE ? targetZones(targets, topology) : null;
     for (int r = 1; r < k; r++) {
       int[] o = new int[n];
-      int[] pending = new int[16];
-      int misses = 0;
+      boolean[] pending = null;
       for (int i = 0; i < n; i++) {
         int c = choice[r][i];
-        if (c >= 0 && stands(c, i, r, owners, zones, topology)) {
+        if (owners[0][i] < 0) {
+          // A target without a primary (per-node without a fallback, off its nodes; limits) has
+          // no further replica either: its owners, when it has any, start with its primary.
+          o[i] = -1;
+        } else if (c >= 0 && stands(c, i, r, owners, zones, topology)) {
           o[i] = c;
           counts[c]++;
-          costs[c] += targets[i].cost();
+          costs[c] += targetCosts[i];
         } else {
           o[i] = -1;
-          if (misses == pending.length) {
-            pending = Arrays.copyOf(pending, misses * 2);
+          if (pending == null) {
+            pending = new boolean[n];
           }
-          pending[misses++] = i;
+          pending[i] = true;
         }
       }
       owners[r] = o;
-      for (int i : inIdentityOrder(pending, misses, targets)) {
-        int c = elsewhere(targets[i], i, r, owners, zones, topology, counts, costs, softCap);
+      if (pending == null) {
+        continue;
+      }
+      if (order == null) {
+        order = inIdentityOrder(targets);
+      }
+      for (int i : order) {
+        if (!pending[i]) {
+          continue;
+        }
+        int c = elsewhere(i, r, owners, zones, topology, counts, costs, softCap, costCap);
         o[i] = c;
         if (c >= 0) {
           counts[c]++;
-          costs[c] += targets[i].cost();
+          costs[c] += targetCosts[i];
         }
       }
     }
@@ -118,6 +166,31 @@ final class ReplicaPlacement {
   }
 
   /** The load cap of each collector: the load factor times its capacity's share of all replicas. */
+  /**
+   * The cost cap of each collector, when some target costs other than 1: the cost load factor
+   * times its capacity's share of every replica's cost, the upper end of the cost band the
+   * strategy keeps with one replica; null when every target costs 1 (the count cap is the cap).
+   */
+  private long[] costCaps(Topology topology) {
+    long total = 0;
+    boolean weighted = false;
+    for (long cost : targetCosts) {
+      total += cost;
+      weighted |= cost != 1;
+    }
+    if (!weighted) {
+      return null;
+    }
+    int collectors = topology.size();
+    long[] caps = new long[collectors];
+    double replicas = (double) total * Math.min(k, collectors);
+    for (int c = 0; c < collectors; c++) {
+      double share = topology.capacity(c) / topology.totalCapacity();
+      caps[c] = (long) Math.min(Long.MAX_VALUE, Math.floor(costLoadFactor * replicas * share));
+    }
+    return caps;
+  }
+
   private int[] softCaps(int n, Topology topology) {
     int collectors = topology.size();
     int[] caps = new int[collectors];
@@ -179,20 +252,35 @@ final class ReplicaPlacement {
 
   /** The best tier any collector offers target {@code i}'s replica {@code r}; 4 if none. */
   private int bestTier(int i, int r, int[][] owners, int[] zones, Topology topology) {
-    long key = memoKey(i, r, owners, zones, topology);
-    Integer known = key == -1 ? null : bestTiers.get(key);
-    if (known != null) {
+    if (r == 1 && zones == null) {
+      // The common case: it depends on the primary alone.
+      int primary = owners[0][i] + 1;
+      int known = bestTierByPrimary[primary];
+      if (known < 0) {
+        known = bestTierScan(i, r, owners, zones, topology);
+        bestTierByPrimary[primary] = known;
+      }
       return known;
     }
+    long key = memoKey(i, r, owners, zones, topology);
+    int known = key == -1 ? -1 : bestTiers.get(key);
+    if (known >= 0) {
+      return known;
+    }
+    int best = bestTierScan(i, r, owners, zones, topology);
+    if (key != -1) {
+      bestTiers.put(key, best);
+    }
+    return best;
+  }
+
+  private int bestTierScan(int i, int r, int[][] owners, int[] zones, Topology topology) {
     int best = 4;
     for (int c = 0; c < topology.size() && best > 1; c++) {
       int t = tier(c, i, r, owners, zones, topology);
       if (t > 0 && t < best) {
         best = t;
       }
-    }
-    if (key != -1) {
-      bestTiers.put(key, best);
     }
     return best;
   }
@@ -215,72 +303,97 @@ final class ReplicaPlacement {
 
   /**
    * Where target {@code i}'s replica {@code r} goes when its rank's choice does not stand: the
-   * collector of the best tier with the highest weighted rendezvous score that is under its load
-   * cap; else the best of that tier under its limit; else, with limits, the best of a worse tier
-   * under its limit; -1 when no collector can take it.
+   * first collector of the best tier under its load cap on the fallback ring, walking from the
+   * replica's key; else the first of that tier under its limit; else, with limits, the first of a
+   * worse tier under its limit (under its load cap first); -1 when no collector can take it.
    */
-  private int elsewhere(Target target, int i, int r, int[][] owners, int[] zones,
-      Topology topology, int[] counts, long[] costs, int[] softCap) {
+  private int elsewhere(int i, int r, int[][] owners, int[] zones,
+      Topology topology, int[] counts, long[] costs, int[] softCap, long[] costCap) {
     int best = bestTier(i, r, owners, zones, topology);
     if (best == 4) {
       return -1;
     }
-    long key = HashRings.mix(target.hash() + r * RANK_GAMMA);
+    int start = ring.lookup(HashRings.mix(hashes[i] + r * RANK_GAMMA));
+    int size = ring.size();
+    int[] underCap = firstUnderCap;
+    int[] underLimit = firstUnderLimit;
+    Arrays.fill(underCap, -1);
+    Arrays.fill(underLimit, -1);
+    for (int step = 0, at = start; step < size; step++, at = at + 1 == size ? 0 : at + 1) {
+      int c = ring.owner(at);
+      if (!withinLimits(c, targetCosts[i], counts, costs, topology)) {
+        continue;
+      }
+      int tier = tier(c, i, r, owners, zones, topology);
+      if (tier < best) {
+        continue;
+      }
+      if (counts[c] < softCap[c] && (costCap == null || costs[c] + targetCosts[i] <= costCap[c])) {
+        if (tier == best) {
+          return c;
+        }
+        if (underCap[tier] < 0) {
+          underCap[tier] = c;
+        }
+      }
+      if (underLimit[tier] < 0) {
+        underLimit[tier] = c;
+      }
+    }
     for (int tier = best; tier <= 3; tier++) {
-      int underCap = -1;
-      double underCapScore = 0;
-      int underLimit = -1;
-      double underLimitScore = 0;
-      for (int c = 0; c < topology.size(); c++) {
-        if (!withinLimits(c, target.cost(), counts, costs, topology)
-            || tier(c, i, r, owners, zones, topology) != tier) {
-          continue;
-        }
-        double s = score(topology, c, key);
-        if (underLimit < 0 || s > underLimitScore) {
-          underLimit = c;
-          underLimitScore = s;
-        }
-        if (counts[c] < softCap[c] && (underCap < 0 || s > underCapScore)) {
-          underCap = c;
-          underCapScore = s;
-        }
+      if (underCap[tier] >= 0) {
+        return underCap[tier];
       }
-      if (underCap >= 0) {
-        return underCap;
-      }
-      if (underLimit >= 0) {
-        return underLimit;
+      if (underLimit[tier] >= 0) {
+        return underLimit[tier];
       }
     }
     return -1;
   }
 
   /**
-   * Weighted rendezvous: {@code capacity / -ln(u)} for the pair's uniform {@code u} in (0, 1),
-   * so that a collector wins in proportion to its capacity. Ties (equal scores) keep the smaller
-   * id, the earlier name.
+   * Every target index sorted by identity hash (unsigned), then by identity: a primitive sort of
+   * the hashes' top bits packed with the index, then a pass that orders the (rare) runs whose top
+   * bits are equal by the whole hash and the identity.
    */
-  private static double score(Topology topology, int c, long key) {
-    long bits = HashRings.rendezvousScore(topology.hash(c), key);
-    double u = ((bits >>> 11) + 0.5) * 0x1.0p-53;
-    return topology.capacity(c) / -Math.log(u);
+  static int[] inIdentityOrder(Target[] targets) {
+    int n = targets.length;
+    int shift = 32 - Integer.numberOfLeadingZeros(Math.max(1, n - 1));
+    long mask = (1L << shift) - 1;
+    long[] packed = new long[n];
+    for (int i = 0; i < n; i++) {
+      long unsignedOrder = targets[i].hash() ^ Long.MIN_VALUE;
+      packed[i] = ((unsignedOrder >> shift) << shift) | i;
+    }
+    Arrays.sort(packed);
+    int[] sorted = new int[n];
+    for (int j = 0; j < n; j++) {
+      sorted[j] = (int) (packed[j] & mask);
+    }
+    for (int from = 0; from < n; ) {
+      int to = from + 1;
+      while (to < n && (packed[to] >> shift) == (packed[from] >> shift)) {
+        to++;
+      }
+      if (to - from > 1) {
+        sortRun(sorted, from, to, targets);
+      }
+      from = to;
+    }
+    return sorted;
   }
 
-  /** The pending target indexes sorted by identity hash (unsigned), then by identity. */
-  private static int[] inIdentityOrder(int[] pending, int count, Target[] targets) {
-    Integer[] boxed = new Integer[count];
-    for (int j = 0; j < count; j++) {
-      boxed[j] = pending[j];
+  private static void sortRun(int[] sorted, int from, int to, Target[] targets) {
+    Integer[] run = new Integer[to - from];
+    for (int j = from; j < to; j++) {
+      run[j - from] = sorted[j];
     }
-    Arrays.sort(boxed, (a, b) -> {
+    Arrays.sort(run, (a, b) -> {
       int h = Long.compareUnsigned(targets[a].hash(), targets[b].hash());
       return h != 0 ? h : targets[a].toString().compareTo(targets[b].toString());
     });
-    int[] sorted = new int[count];
-    for (int j = 0; j < count; j++) {
-      sorted[j] = boxed[j];
+    for (int j = from; j < to; j++) {
+      sorted[j] = run[j - from];
     }
-    return sorted;
   }
 }

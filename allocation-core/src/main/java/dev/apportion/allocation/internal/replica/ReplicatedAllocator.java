@@ -104,7 +104,7 @@ public final class ReplicatedAllocator implements Allocator {
       ranks[r] = rank.apply(b.build(), r);
     }
     this.listeners = new Listeners(spec.listeners());
-    this.placement = new ReplicaPlacement(k, rule, spec.loadFactor(),
+    this.placement = new ReplicaPlacement(k, rule, spec.loadFactor(), spec.costLoadFactor(),
         spec.maxTargetsPerCollector().orElse(0), spec.maxCostPerCollector().orElse(0L));
     this.copies = new Target[k][0];
     this.copyIndex = new ArrayList<>();
@@ -163,12 +163,36 @@ public final class ReplicatedAllocator implements Allocator {
           unique.set(at, t);
         }
       }
+      // The targets keep their order from call to call (those known before in their old order,
+      // then the new ones as given): placement never depends on it, and the snapshot that
+      // stands through a call that changes nothing stays indexed as this allocator is.
+      Target[] known = new Target[targets.length];
+      List<Target> fresh = new ArrayList<>();
+      for (Target t : unique) {
+        Integer old = index.get(t);
+        if (old == null) {
+          fresh.add(t);
+        } else {
+          known[old] = t;
+        }
+      }
       int n = unique.size();
-      Target[] newTargets = unique.toArray(new Target[0]);
+      Target[] newTargets = new Target[n];
       int[] fromOld = new int[n];
+      int w = 0;
+      for (int old = 0; old < known.length; old++) {
+        if (known[old] != null) {
+          fromOld[w] = old;
+          newTargets[w++] = known[old];
+        }
+      }
+      for (Target t : fresh) {
+        fromOld[w] = -1;
+        newTargets[w++] = t;
+      }
+      newIndex.clear();
       for (int i = 0; i < n; i++) {
-        Integer old = index.get(newTargets[i]);
-        fromOld[i] = old == null ? -1 : old;
+        newIndex.put(newTargets[i], i);
       }
       Target[][] newCopies = new Target[k][];
       List<Map<Target, Integer>> newCopyIndex = new ArrayList<>(k);
@@ -200,12 +224,13 @@ public final class ReplicatedAllocator implements Allocator {
           relabeled.addAll(heard[0].relabeled);
         }
       }
+      Target[] oldTargets = targets;
       targets = newTargets;
       index = newIndex;
       copies = newCopies;
       copyIndex = newCopyIndex;
       choice = newChoice;
-      settle(AllocationChange.Cause.SET_TARGETS, before, relabeled, start);
+      settle(AllocationChange.Cause.SET_TARGETS, before, oldTargets, fromOld, relabeled, start);
     } finally {
       lock.unlock();
     }
@@ -236,7 +261,7 @@ public final class ReplicatedAllocator implements Allocator {
         ranks[r].setCollectors(given);
         apply(heard[r].moves, copyIndex.get(r), choice[r]);
       }
-      settle(AllocationChange.Cause.SET_COLLECTORS, before, List.of(), start);
+      settle(AllocationChange.Cause.SET_COLLECTORS, before, targets, null, List.of(), start);
     } finally {
       lock.unlock();
     }
@@ -261,7 +286,7 @@ public final class ReplicatedAllocator implements Allocator {
         ranks[r].setNodeZones(given);
         apply(heard[r].moves, copyIndex.get(r), choice[r]);
       }
-      settle(AllocationChange.Cause.SET_COLLECTORS, before, List.of(), start);
+      settle(AllocationChange.Cause.SET_COLLECTORS, before, targets, null, List.of(), start);
     } finally {
       lock.unlock();
     }
@@ -295,16 +320,34 @@ public final class ReplicatedAllocator implements Allocator {
 
   /**
    * Decides the owners, publishes the snapshot and tells the listeners what moved, replica by
-   * replica. When the primary's snapshot stands and no replica changed collector, the published
-   * snapshot stands too (a call that changes nothing publishes nothing, as with one replica);
-   * so {@code before} is looked up by target, not by this allocator's previous indexes.
+   * replica. {@code fromOld} maps each target to its index before the call ({@code null}: the
+   * same targets); the targets keep their order from call to call, so the snapshot before is
+   * indexed as this allocator was before the call, even when it stood through calls that changed
+   * nothing. Owners are compared as collector ids (through a map of the old ids to the new when
+   * the collectors changed); names are looked up only for the replicas that moved. When the
+   * primary's snapshot stands and no replica changed collector, the published snapshot stands
+   * too: a call that changes nothing publishes nothing, as with one replica.
    */
-  private void settle(AllocationChange.Cause cause, ReplicatedSnapshot before,
-      List<Target> relabeled, long start) {
-    ReplicaPlacement.Result result = placement.place(targets, choice, topology);
-    ReplicatedSnapshot after = snapshotOf(result.owners, result.counts, result.costs);
-    if (after.primary() == before.primary() && sameOwners(before, after)) {
+  private void settle(AllocationChange.Cause cause, ReplicatedSnapshot before, Target[] oldTargets,
+      int[] fromOld, List<Target> relabeled, long start) {
+    boolean sameTargets = fromOld == null || isIdentity(fromOld, oldTargets.length);
+    ReplicaPlacement.Result result = placement.place(targets, choice, topology, sameTargets);
+    Topology was = before.topology();
+    int[] oldToNew = null;
+    if (was != topology) {
+      oldToNew = new int[was.size()];
+      for (int c = 0; c < oldToNew.length; c++) {
+        // A collector that left maps below -1: equal to no new id, nor to "none" (-1).
+        int now = topology.id(was.name(c));
+        oldToNew[c] = now < 0 ? -2 : now;
+      }
+    }
+    ReplicatedSnapshot after;
+    if (sameTargets && ranks[0].snapshot() == before.primary()
+        && sameOwners(before, result.owners, oldToNew)) {
       after = before;
+    } else {
+      after = snapshotOf(result.owners, result.counts, result.costs);
     }
     published = after;
     if (listeners.isEmpty()) {
@@ -313,25 +356,33 @@ public final class ReplicatedAllocator implements Allocator {
     List<Move> moves = new ArrayList<>();
     int reassigned = 0;
     if (after != before) {
-      for (int i = 0; i < after.size(); i++) {
-        int old = before.indexOf(after.target(i));
+      for (int i = 0; i < targets.length; i++) {
+        int old = fromOld == null ? i : fromOld[i];
         for (int r = 0; r < k; r++) {
-          String from = old < 0 ? null : nameIn(before, r, old);
-          String to = nameIn(after, r, i);
-          if (!Objects.equals(from, to)) {
-            moves.add(new Move(after.target(i), from, to, r));
-            // Every target here is known after the call: a replica that had a collector and
-            // now has another, or none, is reassigned (as AllocationChange.reassigned() counts).
-            reassigned += from != null ? 1 : 0;
+          int from = old < 0 ? -1 : before.owner(r, old);
+          int to = result.owners[r][i];
+          if ((from < 0 || oldToNew == null ? from : oldToNew[from]) == to) {
+            continue;
           }
+          String fromName = from < 0 ? null : was.name(from);
+          moves.add(new Move(targets[i], fromName, to < 0 ? null : topology.name(to), r));
+          // A replica that had a collector and now has another, or none, is reassigned (as
+          // AllocationChange.reassigned() counts for a target known after the call).
+          reassigned += fromName != null ? 1 : 0;
         }
       }
-      for (int old = 0; old < before.size(); old++) {
-        if (after.indexOf(before.target(old)) < 0) {
-          for (int r = 0; r < k; r++) {
-            String from = nameIn(before, r, old);
-            if (from != null) {
-              moves.add(new Move(before.target(old), from, null, r));
+      if (!sameTargets) {
+        boolean[] kept = new boolean[oldTargets.length];
+        for (int old : fromOld) {
+          if (old >= 0) {
+            kept[old] = true;
+          }
+        }
+        for (int old = 0; old < oldTargets.length; old++) {
+          for (int r = 0; r < k && !kept[old]; r++) {
+            int from = before.owner(r, old);
+            if (from >= 0) {
+              moves.add(new Move(before.target(old), was.name(from), null, r));
             }
           }
         }
@@ -341,20 +392,30 @@ public final class ReplicatedAllocator implements Allocator {
         List.copyOf(relabeled), reassigned, System.nanoTime() - start));
   }
 
-  /** Whether every target of {@code after} is one of {@code before}'s, on the same owners. */
-  private boolean sameOwners(ReplicatedSnapshot before, ReplicatedSnapshot after) {
-    if (before.size() != after.size()) {
+  /** Whether {@code owners}, index by index, are {@code before}'s (old ids mapped if given). */
+  private boolean sameOwners(ReplicatedSnapshot before, int[][] owners, int[] oldToNew) {
+    if (before.size() != targets.length) {
       return false;
     }
-    for (int i = 0; i < after.size(); i++) {
-      int old = before.indexOf(after.target(i));
-      if (old < 0) {
-        return false;
-      }
-      for (int r = 0; r < k; r++) {
-        if (!Objects.equals(nameIn(before, r, old), nameIn(after, r, i))) {
+    for (int r = 0; r < k; r++) {
+      for (int i = 0; i < targets.length; i++) {
+        int from = before.owner(r, i);
+        if ((from < 0 || oldToNew == null ? from : oldToNew[from]) != owners[r][i]) {
           return false;
         }
+      }
+    }
+    return true;
+  }
+
+  /** Whether every target is where it was ({@code fromOld[i] == i}) and none left. */
+  private static boolean isIdentity(int[] fromOld, int oldCount) {
+    if (fromOld.length != oldCount) {
+      return false;
+    }
+    for (int i = 0; i < fromOld.length; i++) {
+      if (fromOld[i] != i) {
+        return false;
       }
     }
     return true;
