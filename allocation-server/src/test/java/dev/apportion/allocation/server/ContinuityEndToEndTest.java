@@ -133,13 +133,13 @@ class ContinuityEndToEndTest {
   private List<FleetSpec> fleets(boolean withVmagent) {
     List<FleetSpec> out = new ArrayList<>();
     out.add(new FleetSpec("p", false, Membership.POLLS, false, this::pollChain));
+    out.add(new FleetSpec("np", false, Membership.POLLS, true, this::perNodeChain));
     out.add(new FleetSpec("s", false, Membership.STATIC, false, this::staticChain));
     out.add(new FleetSpec("k", false, Membership.KUBERNETES, false, this::kubernetesChain));
     if (withVmagent) {
       out.add(new FleetSpec("v", true, Membership.POLLS, false, this::vmagentChain));
     }
     out.add(new FleetSpec("ns", false, Membership.STATIC, true, this::perNodeChain));
-    out.add(new FleetSpec("np", false, Membership.POLLS, true, this::perNodeChain));
     out.add(new FleetSpec("nk", false, Membership.KUBERNETES, true, this::perNodeChain));
     return out;
   }
@@ -194,7 +194,7 @@ class ContinuityEndToEndTest {
             r.what() + ": a gap of " + r.longestGap() + " s, more than " + bound.toSeconds() + " s:\n" + table());
       }
     }
-    assertTrue(rows.size() >= (vmagent == null ? 19 : 22), "every scenario ran:\n" + table());
+    assertTrue(rows.size() >= (vmagent == null ? 23 : 26), "every scenario ran:\n" + table());
   }
 
   private interface Chain {
@@ -226,19 +226,7 @@ class ContinuityEndToEndTest {
     f.measure(added(Membership.STATIC), true, () -> f.add(3));
     f.measure(removed(Membership.STATIC), true, () -> f.remove(3));
     f.measure("the server restarted (static)", true, f::restartServer);
-    f.measure(
-        "rolling replacement, new names (static, three reloads)",
-        true,
-        () -> {
-          int[] names = {0, 1, 2};
-          for (int i = 0; i < 3; i++) {
-            f.startScrapers(4 + i);
-            names[i] = 4 + i;
-            f.reload(names);
-            f.awaitDrained(i);
-            f.scraper(i).stop();
-          }
-        });
+    f.measure(rollingReplacement(Membership.STATIC), true, f::rollingReplacement);
     f.startReplica();
     f.measure("a failover to a second server replica (static)", true, f::failover);
   }
@@ -250,20 +238,7 @@ class ContinuityEndToEndTest {
     f.measure(added(Membership.POLLS), true, () -> f.add(3));
     f.measure(removed(Membership.POLLS), true, () -> f.remove(3));
     f.measure("the server restarted (polls)", true, f::restartServer);
-    f.measure(
-        "rolling restart, same names (polls, each announces its leave)",
-        true,
-        () -> {
-          for (int i = 0; i < 3; i++) {
-            f.leave(i);
-            f.awaitDrained(i);
-            f.scraper(i).stop();
-            f.startScrapers(i);
-            int n = i;
-            f.await(Duration.ofSeconds(60), () -> f.isCollector(n), "the restarted collector rejoins");
-            f.awaitSteady();
-          }
-        });
+    f.measure(ROLLING_RESTART, true, f::rollingRestart);
     f.startReplica();
     f.measure("a failover to a second server replica (polls)", true, f::failover);
     f.measure("a collector killed (polls, kill -9)", false, () -> f.scraper(0).kill());
@@ -277,6 +252,7 @@ class ContinuityEndToEndTest {
     f.measure(added(Membership.KUBERNETES), true, () -> f.add(3));
     f.measure(removed(Membership.KUBERNETES), true, () -> f.remove(3));
     f.measure("the server restarted (Kubernetes)", true, f::restartServer);
+    f.measure(rollingReplacement(Membership.KUBERNETES), true, f::rollingReplacement);
     f.startReplica();
     f.measure("a failover to a second server replica (Kubernetes)", true, f::failover);
   }
@@ -292,7 +268,8 @@ class ContinuityEndToEndTest {
 
   /**
    * Per-node: targets on four nodes, three collectors on three of them (the fourth node's targets
-   * go to the fallback); a collector joins on the fourth node and leaves it again.
+   * go to the fallback); a collector joins on the fourth node and leaves it again; then the three
+   * are replaced by new names on their nodes (static, Kubernetes) or restarted (polls).
    */
   private void perNodeChain(Fleet f) throws Exception {
     switch (f.spec.membership()) {
@@ -314,6 +291,19 @@ class ContinuityEndToEndTest {
     f.awaitSteady();
     f.measure(added(f.spec.membership()), true, () -> f.add(3));
     f.measure(removed(f.spec.membership()), true, () -> f.remove(3));
+    if (f.polls) {
+      f.measure(ROLLING_RESTART, true, f::rollingRestart);
+    } else {
+      f.measure(rollingReplacement(f.spec.membership()), true, f::rollingReplacement);
+    }
+  }
+
+  static final String ROLLING_RESTART = "rolling restart, same names (polls, each announces its leave)";
+
+  static String rollingReplacement(Membership m) {
+    return m == Membership.STATIC
+        ? "rolling replacement, new names (static, three reloads)"
+        : "rolling replacement, new names (Kubernetes: each new pod Ready, then the old one deleted)";
   }
 
   static String added(Membership m) {
@@ -673,13 +663,54 @@ class ContinuityEndToEndTest {
       awaitDrained(i);
       scraper(i).stop();
       if (spec.membership() == Membership.KUBERNETES) {
-        // the kubelet saw the containers stop: the pod's finalizer goes, and the pod with it
-        client
-            .pods()
-            .inNamespace(NAMESPACE)
-            .withName(name(i))
-            .edit(p -> new PodBuilder(p).editMetadata().withFinalizers().endMetadata().build());
+        podGone(i);
       }
+    }
+
+    /**
+     * Collectors 0 to 2 replaced one by one by collectors 4 to 6 on the same nodes: the new one
+     * joins (listed, or its pod Ready), the old one leaves, is drained and stopped.
+     */
+    void rollingReplacement() throws Exception {
+      for (int i = 0; i < 3; i++) {
+        int old = i;
+        int next = 4 + i;
+        startScrapers(next);
+        if (spec.membership() == Membership.STATIC) {
+          reload(java.util.Arrays.stream(members).map(m -> m == old ? next : m).toArray());
+        } else {
+          createPods(next);
+          await(Duration.ofSeconds(60), () -> isCollector(next), name(next) + " joins");
+          client.pods().inNamespace(NAMESPACE).withName(name(old)).delete();
+        }
+        awaitDrained(old);
+        scraper(old).stop();
+        if (spec.membership() == Membership.KUBERNETES) {
+          podGone(old);
+        }
+      }
+    }
+
+    /** Polls: each collector in turn announces its leave, is drained, stopped, started again. */
+    void rollingRestart() throws Exception {
+      for (int i = 0; i < 3; i++) {
+        int n = i;
+        leave(n);
+        awaitDrained(n);
+        scraper(n).stop();
+        startScrapers(n);
+        await(Duration.ofSeconds(60), () -> isCollector(n), "the restarted collector rejoins");
+        awaitSteady();
+      }
+    }
+
+    /** The kubelet saw the pod's containers stop: its finalizer goes, and the pod with it. */
+    void podGone(int i) {
+      client
+          .pods()
+          .inNamespace(NAMESPACE)
+          .withName(name(i))
+          .edit(p -> new PodBuilder(p).editMetadata().withFinalizers().endMetadata().build());
     }
 
     /**
