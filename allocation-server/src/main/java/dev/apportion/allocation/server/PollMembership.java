@@ -115,6 +115,12 @@ public final class PollMembership implements AutoCloseable {
   private volatile long startedAt;
   private volatile boolean settled;
 
+  /**
+   * Settled on time alone, nobody heard since the start (a standby replica, say): the first poll
+   * starts the settling again, since its sender may hold targets another replica gave it.
+   */
+  private volatile boolean settledIdle;
+
   private volatile List<Collector> current = List.of();
   private volatile boolean publishedOnce;
   private volatile boolean warnedFull;
@@ -182,7 +188,9 @@ public final class PollMembership implements AutoCloseable {
    * Records a poll. Past {@value #MAX_MEMBERS} remembered names that are not members, polls from
    * new names are ignored (logged once); so are names the {@linkplain Builder#allow allow pattern}
    * does not match (the first one logged once, escaped). Without an allow pattern it never blocks
-   * (one concurrent-map write) and changes nothing by itself. With one, the first poll of an
+   * (one concurrent-map write) and changes nothing by itself, except that the first poll after a
+   * start that settled with nobody polling starts the settling again ({@link #settled}; it takes
+   * the lock once). With one, the first poll of an
    * allowed name that is not a member places it: this blocks while the consumer runs, within the
    * per-interval budget of {@linkplain Builder#maxJoins joins}; every other poll never blocks.
    *
@@ -220,6 +228,9 @@ public final class PollMembership implements AutoCloseable {
       return;
     }
     heard.merge(collector, new Heard(now, now, n), (old, fresh) -> new Heard(old.first(), now, n));
+    if (settledIdle && allow == null) {
+      settleAgain(now);
+    }
     if (allow != null && before == null && !members.contains(collector)) {
       joinAtFirstPoll(collector, n, now);
     }
@@ -318,7 +329,27 @@ public final class PollMembership implements AutoCloseable {
     boolean allExpected = expected > 0 && allHeardAreMembers;
     if (windowPassed || allExpected) {
       settled = true;
+      settledIdle = published == null && heard.isEmpty();
       LOG.info("collector membership settled; answering every collector");
+    }
+  }
+
+  /**
+   * The first poll since a start that settled with nobody polling: this server may be a replica
+   * the collectors were moved to, each holding targets another replica gave it, so it settles again
+   * from now (answering 503 for the expiry window, while every collector alive polls) rather than
+   * answer the first ones with nothing before they joined. Without it a standby replica taking over
+   * would empty every collector until it had joined.
+   */
+  private void settleAgain(long now) {
+    synchronized (lock) {
+      if (!settledIdle) {
+        return;
+      }
+      settledIdle = false;
+      settled = false;
+      startedAt = now;
+      LOG.info("the first poll since a start nobody polled: settling again for the expiry window");
     }
   }
 
@@ -373,8 +404,10 @@ public final class PollMembership implements AutoCloseable {
   /**
    * Whether membership has settled since the start: until then collectors are answered 503 (a
    * client keeps its last targets on a failed refresh) and readiness is false, so a restarted
-   * server never answers a collector with less than it had. A reload continues the settling of the
-   * membership it replaces. Never blocks.
+   * server never answers a collector with less than it had. A start that settled on time alone,
+   * nobody polling (without an allow pattern), settles again from the first poll: a standby replica
+   * that the collectors are moved to answers them 503 until it has heard them all, not nothing. A
+   * reload continues the settling of the membership it replaces. Never blocks.
    *
    * @return true once settled
    */
@@ -406,6 +439,7 @@ public final class PollMembership implements AutoCloseable {
       startedAt = previous.startedAt;
       if (previous.settled) {
         settled = true;
+        settledIdle = previous.settledIdle && collectors.isEmpty();
       }
       if (collectors.isEmpty()) {
         return;

@@ -108,6 +108,35 @@ class SettleAndLeaveTest {
     assertTrue(m.settled(), "no collector to protect");
   }
 
+  /**
+   * A standby replica nobody polled until the collectors were moved to it: each of them holds the
+   * targets the other replica gave it, so the first poll starts the settling again instead of being
+   * answered with nothing.
+   */
+  @Test
+  void aStartNobodyPolledSettlesAgainFromTheFirstPoll() {
+    PollMembership m = builder().build();
+    advance(3);
+    m.evaluate();
+    assertTrue(m.settled(), "nobody polled: settled on time alone");
+    poll(m, "a");
+    assertFalse(m.settled(), "the first poll settles again");
+    assertFalse(m.answering("a"), "answered 503: it keeps what it has");
+    for (int i = 0; i < 2; i++) {
+      advance(1);
+      poll(m, "a", "b");
+      m.evaluate();
+      assertFalse(m.settled(), "within the expiry window of the first poll");
+    }
+    advance(1);
+    poll(m, "a", "b");
+    m.evaluate();
+    assertTrue(m.settled(), "the expiry window after the first poll, everyone heard has joined");
+    assertEquals(List.of(Collector.of("a"), Collector.of("b")), m.current());
+    poll(m, "c");
+    assertTrue(m.settled(), "only once");
+  }
+
   @Test
   void aLeavingCollectorLeavesAtOnceAndRejoinsOnlyAfterItWasDrainedForTheWindow() {
     PollMembership m = builder().holdAtStart(false).build();
