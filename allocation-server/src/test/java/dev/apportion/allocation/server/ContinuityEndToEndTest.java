@@ -117,13 +117,18 @@ class ContinuityEndToEndTest {
   }
 
   /** A fleet to run: its scrapers, how the server knows them, its strategy and its scenarios. */
-  record FleetSpec(String prefix, boolean vmagent, Membership membership, boolean perNode, Chain chain) {
+  record FleetSpec(
+      String prefix, boolean vmagent, Membership membership, boolean perNode, int replicas, Chain chain) {
+    FleetSpec(String prefix, boolean vmagent, Membership membership, boolean perNode, Chain chain) {
+      this(prefix, vmagent, membership, perNode, 1, chain);
+    }
+
     String label() {
       return (vmagent ? "vmagent, " : "Prometheus, ") + membership.label;
     }
 
     String strategy() {
-      return perNode ? "per-node" : "consistent-hashing";
+      return (perNode ? "per-node" : "consistent-hashing") + (replicas > 1 ? ", " + replicas + " replicas" : "");
     }
   }
 
@@ -135,6 +140,7 @@ class ContinuityEndToEndTest {
   private List<FleetSpec> fleets(boolean withVmagent) {
     List<FleetSpec> out = new ArrayList<>();
     out.add(new FleetSpec("p", false, Membership.POLLS, false, this::pollChain));
+    out.add(new FleetSpec("r", false, Membership.POLLS, false, 2, this::replicatedChain));
     out.add(new FleetSpec("np", false, Membership.POLLS, true, this::perNodeChain));
     out.add(new FleetSpec("s", false, Membership.STATIC, false, this::staticChain));
     out.add(new FleetSpec("k", false, Membership.KUBERNETES, false, this::kubernetesChain));
@@ -188,12 +194,15 @@ class ContinuityEndToEndTest {
             r.what() + " (" + r.fleet() + ") doubled " + r.doubled() + " scrapes, more than "
                 + DOUBLED_PER_MOVE + " per owner change:\n" + table());
       } else {
+        if (r.strategy().contains("replicas")) {
+          assertEquals(0, r.missed(), r.what() + " (" + r.strategy() + ") missed scrapes:\n" + table());
+        }
         assertTrue(
             r.longestGap() <= r.bound(),
             r.what() + ": a gap of " + r.longestGap() + " s, more than " + r.bound() + " s:\n" + table());
       }
     }
-    assertTrue(rows.size() >= (vmagent == null ? 26 : 29), "every scenario ran:\n" + table());
+    assertTrue(rows.size() >= (vmagent == null ? 27 : 30), "every scenario ran:\n" + table());
   }
 
   private interface Chain {
@@ -240,6 +249,17 @@ class ContinuityEndToEndTest {
     f.measure(ROLLING_RESTART, true, f::rollingRestart);
     f.startReplica();
     f.measure("a failover to a second server replica (polls)", true, f::failover);
+    f.measure("a collector killed (polls, kill -9)", false, () -> f.scraper(0).kill());
+  }
+
+  /**
+   * Every target on two collectors: a collector killed with {@code kill -9} loses nothing, since
+   * the other replica of each of its targets goes on scraping while the membership notices.
+   */
+  private void replicatedChain(Fleet f) throws Exception {
+    f.startServer();
+    f.startScrapers(0, 1, 2);
+    f.awaitSteady();
     f.measure("a collector killed (polls, kill -9)", false, () -> f.scraper(0).kill());
   }
 
@@ -534,10 +554,11 @@ class ContinuityEndToEndTest {
     String config(int listen, int... names) {
       StringBuilder sb = new StringBuilder();
       sb.append("listen: 127.0.0.1:").append(listen).append('\n');
+      String replicas = spec.replicas() > 1 ? ", replicas: " + spec.replicas() : "";
       sb.append(
           spec.perNode()
-              ? "strategy: {name: per-node, fallback: consistent-hashing}\n"
-              : "strategy: consistent-hashing\n");
+              ? "strategy: {name: per-node, fallback: consistent-hashing" + replicas + "}\n"
+              : "strategy: {name: consistent-hashing" + replicas + "}\n");
       sb.append("refreshInterval: 1s\ntargets:\n");
       for (String job : JOBS) {
         sb.append("  - fileSd: {job: ").append(job).append(", files: [").append(job).append(".json]}\n");
@@ -813,18 +834,22 @@ class ContinuityEndToEndTest {
             }
             long recent = System.nanoTime() - INTERVAL.multipliedBy(2).toNanos();
             for (Target t : snapshot.targets()) {
-              String owner = snapshot.collectorOf(t).orElse("");
+              List<String> owners = snapshot.ownersOf(t);
               List<Hit> log = hits.get(t.job() + " " + t.address());
               synchronized (log) {
-                if (log.stream().noneMatch(h -> h.at() > recent && h.collector().equals(owner))
-                    || log.stream().anyMatch(h -> h.at() > recent && !h.collector().equals(owner))) {
+                for (String owner : owners) {
+                  if (log.stream().noneMatch(h -> h.at() > recent && h.collector().equals(owner))) {
+                    return false;
+                  }
+                }
+                if (log.stream().anyMatch(h -> h.at() > recent && !owners.contains(h.collector()))) {
                   return false;
                 }
               }
             }
             return true;
           },
-          "steady: every target scraped by its owner, nothing held");
+          "steady: every target scraped by its owners, nothing held");
     }
 
     /** Owner changes so far; a restarted server starts from nothing, so its count is added on. */
@@ -837,7 +862,7 @@ class ContinuityEndToEndTest {
       Allocation snapshot = current().allocator().snapshot();
       Map<String, String> out = new HashMap<>();
       for (Target t : snapshot.targets()) {
-        out.put(t.job() + " " + t.address(), snapshot.collectorOf(t).orElse(""));
+        out.put(t.job() + " " + t.address(), String.join(",", snapshot.ownersOf(t)));
       }
       return out;
     }

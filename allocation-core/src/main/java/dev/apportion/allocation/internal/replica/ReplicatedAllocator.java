@@ -421,10 +421,6 @@ public final class ReplicatedAllocator implements Allocator {
     return true;
   }
 
-  private static String nameIn(ReplicatedSnapshot s, int rank, int i) {
-    int c = s.owner(rank, i);
-    return c < 0 ? null : s.topology().name(c);
-  }
 
   private ReplicatedSnapshot snapshotOf(int[][] owners, int[] counts, long[] costs) {
     return new ReplicatedSnapshot(ranks[0].snapshot(), k, targets, index, owners, topology, counts,
