@@ -194,7 +194,9 @@ class HandoverReplicasTest {
     allocator.setCollectors(all.subList(1, 4));
     Allocation after = allocator.snapshot();
     assertEquals(new HashSet<>(aHad), new HashSet<>(poll(h, after, "a")), "a keeps every replica it held");
-    assertEquals(aHad.size(), h.heldCount());
+    // Every replica a held is held for it; a bounded-load placement may move a few more among the
+    // others, and those are held too.
+    assertTrue(h.heldCount() >= aHad.size(), h.heldCount() + " held, a had " + aHad.size());
     Set<String> gainers = new TreeSet<>();
     for (Target t : aHad) {
       List<String> owners = after.ownersOf(t);
