@@ -18,8 +18,6 @@ import java.util.Arrays;
 final class ReplicaPlacement {
   /** Spreads the ranks' ring keys apart (the golden ratio's 64-bit odd constant). */
   private static final long RANK_GAMMA = 0x9E3779B97F4A7C15L;
-  /** With costs, how many collectors under their caps a re-placed replica chooses among. */
-  private static final int COST_CHOICES = 4;
 
   private final int k;
   private final ReplicaRule rule;
@@ -204,10 +202,6 @@ final class ReplicaPlacement {
     return caps;
   }
 
-  private static double relativeCost(int c, long[] costs, Topology topology) {
-    return costs[c] / topology.capacity(c);
-  }
-
   /** Whether {@code c} can take one more replica of cost {@code cost} within the limits. */
   private boolean withinLimits(int c, long cost, int[] counts, long[] costs, Topology topology) {
     double capacity = topology.capacity(c);
@@ -325,8 +319,6 @@ final class ReplicaPlacement {
     int[] underLimit = firstUnderLimit;
     Arrays.fill(underCap, -1);
     Arrays.fill(underLimit, -1);
-    int lightest = -1;
-    int seen = 0;
     for (int step = 0, at = start; step < size; step++, at = at + 1 == size ? 0 : at + 1) {
       int c = ring.owner(at);
       if (!withinLimits(c, targetCosts[i], counts, costs, topology)) {
@@ -338,19 +330,7 @@ final class ReplicaPlacement {
       }
       if (counts[c] < softCap[c] && (costCap == null || costs[c] + targetCosts[i] <= costCap[c])) {
         if (tier == best) {
-          if (costCap == null) {
-            return c;
-          }
-          // With costs, the least loaded of the first few such collectors on the ring (a few
-          // choices, not one: the replicas re-placed here fill the collectors their rank's
-          // choices left light, which keeps the cost band's lower end too).
-          if (lightest < 0 || relativeCost(c, costs, topology) < relativeCost(lightest, costs, topology)) {
-            lightest = c;
-          }
-          if (++seen == COST_CHOICES) {
-            return lightest;
-          }
-          continue;
+          return c;
         }
         if (underCap[tier] < 0) {
           underCap[tier] = c;
@@ -359,9 +339,6 @@ final class ReplicaPlacement {
       if (underLimit[tier] < 0) {
         underLimit[tier] = c;
       }
-    }
-    if (lightest >= 0) {
-      return lightest;
     }
     for (int tier = best; tier <= 3; tier++) {
       if (underCap[tier] >= 0) {
