@@ -152,31 +152,30 @@ public final class ReplicatedAllocator implements Allocator {
     try {
       long start = System.nanoTime();
       ReplicatedSnapshot before = published;
-      // Duplicates by identity collapse to the last one given.
-      Map<Target, Integer> newIndex = new HashMap<>(list.size() * 2);
-      List<Target> unique = new ArrayList<>(list.size());
-      for (Target t : list) {
-        Integer at = newIndex.putIfAbsent(t, unique.size());
-        if (at == null) {
-          unique.add(t);
-        } else {
-          unique.set(at, t);
-        }
-      }
       // The targets keep their order from call to call (those known before in their old order,
       // then the new ones as given): placement never depends on it, and the snapshot that
       // stands through a call that changes nothing stays indexed as this allocator is.
+      // Duplicates by identity collapse to the last one given: a known one overwrites its slot,
+      // a new one its place among the new.
       Target[] known = new Target[targets.length];
+      int knownCount = 0;
+      Map<Target, Integer> freshAt = new HashMap<>();
       List<Target> fresh = new ArrayList<>();
-      for (Target t : unique) {
+      for (Target t : list) {
         Integer old = index.get(t);
-        if (old == null) {
-          fresh.add(t);
-        } else {
+        if (old != null) {
+          knownCount += known[old] == null ? 1 : 0;
           known[old] = t;
+        } else {
+          Integer at = freshAt.putIfAbsent(t, fresh.size());
+          if (at == null) {
+            fresh.add(t);
+          } else {
+            fresh.set(at, t);
+          }
         }
       }
-      int n = unique.size();
+      int n = knownCount + fresh.size();
       Target[] newTargets = new Target[n];
       int[] fromOld = new int[n];
       int w = 0;
@@ -190,7 +189,7 @@ public final class ReplicatedAllocator implements Allocator {
         fromOld[w] = -1;
         newTargets[w++] = t;
       }
-      newIndex.clear();
+      Map<Target, Integer> newIndex = new HashMap<>(n * 2);
       for (int i = 0; i < n; i++) {
         newIndex.put(newTargets[i], i);
       }

@@ -27,8 +27,6 @@ final class Topology {
   /** The zone of each node with a collector, by node id. */
   private final Map<Integer, Integer> zoneOfNode = new HashMap<>();
   private final Map<String, String> zoneByNode;
-  private final boolean anyNode;
-  private final boolean anyZone;
 
   /**
    * @param sortedByName the collectors, in name order, unique names
@@ -44,8 +42,6 @@ final class Topology {
     this.hash = new long[n];
     this.zoneByNode = Map.copyOf(zoneByNode);
     double total = 0;
-    boolean nodes = false;
-    boolean zones = false;
     for (int c = 0; c < n; c++) {
       Collector x = sortedByName.get(c);
       names[c] = x.name();
@@ -57,15 +53,11 @@ final class Topology {
       if (node[c] >= 0 && zone[c] >= 0) {
         zoneOfNode.putIfAbsent(node[c], zone[c]);
       }
-      nodes |= node[c] >= 0;
-      zones |= zone[c] >= 0;
       capacity[c] = x.capacity();
       hash[c] = HashRings.memberHash(x.name());
       total += x.capacity();
     }
     this.totalCapacity = total;
-    this.anyNode = nodes;
-    this.anyZone = zones;
   }
 
   private static String blankToNull(String s) {
@@ -97,13 +89,7 @@ final class Topology {
     return zone[c];
   }
 
-  boolean anyNode() {
-    return anyNode;
-  }
 
-  boolean anyZone() {
-    return anyZone;
-  }
 
   double capacity(int c) {
     return capacity[c];
