@@ -37,17 +37,15 @@ public final class Providers {
   }
 
   /**
-   * The allocator of {@code spec}: {@code one} builds it for one replica; for more, each rank's
-   * allocator is built by {@code one} (rank 0) or {@code further} (the others) and the ranks are
-   * combined by a {@link ReplicatedAllocator}.
+   * The allocator of {@code spec}: {@code one} builds it for one replica; for more, {@code one}
+   * builds the primary's allocator and a {@link ReplicatedAllocator} places the further replicas.
    */
   static Allocator replicated(AllocatorSpec spec, ReplicaRule rule,
-      Function<AllocatorSpec, Allocator> one, Function<AllocatorSpec, Allocator> further) {
+      Function<AllocatorSpec, Allocator> one) {
     if (spec.replicas() == 1) {
       return one.apply(spec);
     }
-    return new ReplicatedAllocator(spec, rule,
-        (rankSpec, rank) -> rank == 0 ? one.apply(rankSpec) : further.apply(rankSpec));
+    return new ReplicatedAllocator(spec, rule, one);
   }
 
   /**
@@ -111,8 +109,7 @@ public final class Providers {
 
     @Override
     public Allocator create(AllocatorSpec spec) {
-      return replicated(spec, ReplicaRule.DISTINCT, ConsistentHashing::one,
-          ConsistentHashing::one);
+      return replicated(spec, ReplicaRule.DISTINCT, ConsistentHashing::one);
     }
 
     private static Allocator one(AllocatorSpec spec) {
@@ -146,7 +143,7 @@ public final class Providers {
     @Override
     public Allocator create(AllocatorSpec spec) {
       Function<AllocatorSpec, Allocator> one = s -> allocator(s, RendezvousPlacer::new);
-      return replicated(spec, ReplicaRule.DISTINCT, one, one);
+      return replicated(spec, ReplicaRule.DISTINCT, one);
     }
   }
 
@@ -173,7 +170,7 @@ public final class Providers {
     @Override
     public Allocator create(AllocatorSpec spec) {
       Function<AllocatorSpec, Allocator> one = s -> allocator(s, LeastWeightedPlacer::new);
-      return replicated(spec, ReplicaRule.DISTINCT, one, one);
+      return replicated(spec, ReplicaRule.DISTINCT, one);
     }
   }
 
@@ -207,25 +204,7 @@ public final class Providers {
 
     @Override
     public Allocator create(AllocatorSpec spec) {
-      return replicated(spec, ReplicaRule.TARGET_ZONE, PerNode::one,
-          PerNode::furtherReplica);
-    }
-
-    /**
-     * A further replica's allocator: per-node's fallback (consistent-hashing when it has none),
-     * zone-aware unless partitioning is off, so that the replica stays in the target's zone.
-     */
-    private static Allocator furtherReplica(AllocatorSpec spec) {
-      String name = spec.fallbackDisabled()
-          ? Allocators.DEFAULT_STRATEGY
-          : spec.fallback().orElse(Allocators.DEFAULT_STRATEGY);
-      Supplier<Placer> fallback = fallbackPlacer(name, spec);
-      NodeZones zones = new NodeZones();
-      if (spec.partitioningDisabled()) {
-        return engine(spec, fallback.get(), zones);
-      }
-      String key = spec.partitionKey().orElse(Allocators.ZONE);
-      return engine(spec, partitioned(spec, key, fallback, zones), zones);
+      return replicated(spec, ReplicaRule.TARGET_ZONE, PerNode::one);
     }
 
     private static Allocator one(AllocatorSpec spec) {

@@ -19,11 +19,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@code apportion_server_cost_band_ratio}, the page's "above band" and "below band") with
  * replicas: every collector's cost, every replica it holds counted, stays at most {@code band}
  * times its capacity share, as with one replica. The band's lower end holds with one replica
- * only: the replicas re-placed to keep a target's replicas in distinct zones go to the first
- * collector under its caps on their ring, which leaves some collectors light (0.74 of a share
- * here), so with more replicas the test holds collectors to 0.7. Costs are heavy-tailed, as the
- * service's own cost tests make them, and the collectors are in three zones, so that many
- * replicas are re-placed.
+ * only: further replicas go to the first collector of their tier on a ring under a cap, which
+ * keeps the heavy ones down but lifts no light one, so some collectors stay light (0.78 of a
+ * share here) and with more replicas the test holds collectors to 0.75. Costs are heavy-tailed,
+ * as the service's own cost tests make them, and the collectors are in three zones.
  */
 class ReplicaCostBandTest {
 
@@ -52,7 +51,7 @@ class ReplicaCostBandTest {
     double share = (double) total / collectors.size();
     for (Collector c : collectors) {
       long cost = a.costOf(c.name());
-      double floor = replicas == 1 ? 2 - band : 0.7;
+      double floor = replicas == 1 ? 2 - band : 0.75;
       assertTrue(
           cost <= Math.ceil(band * share) && cost >= Math.floor(floor * share),
           replicas + " replicas: " + c.name() + " carries " + cost + ", " + cost / share

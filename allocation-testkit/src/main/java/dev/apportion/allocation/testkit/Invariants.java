@@ -64,18 +64,15 @@ public final class Invariants {
 
   /**
    * The factor of the replica movement bound every profile holds a strategy to (see
-   * {@link #replicaMovement}): each rank of replicas is placed by an allocator of the strategy,
-   * so the bound is {@code consistent-hashing}'s, {@value #CH_MOVEMENT_FACTOR}, per rank.
+   * {@link #replicaMovement}): the primaries move as the strategy moves them and the further
+   * replicas as a consistent-hash ring under bounded loads moves them, so the bound is
+   * {@code consistent-hashing}'s, {@value #CH_MOVEMENT_FACTOR}, per rank.
    */
   public static final double REPLICA_MOVEMENT_FACTOR = CH_MOVEMENT_FACTOR;
 
   /**
    * The additive slack of that bound, per replica: {@value #CH_MOVEMENT_SLACK}, as for one
-   * replica. Measured with the default generator, with and without zones, 600 scenarios per
-   * strategy at 2 and at 3 replicas (1,700 to 1,900 single collector changes each): the replicas
-   * moved over all of them were 0.79 to 1.06 times what had to move; the worst single step moved
-   * {@code 2 x baseline + 12} at 2 replicas and {@code + 13} at 3 (both {@code consistent-hashing}
-   * with zones), so a slack of 10 regardless of k would not hold.
+   * replica, since each rank can move what one replica's placement would beyond what had to.
    */
   public static final int REPLICA_MOVEMENT_SLACK = CH_MOVEMENT_SLACK;
 

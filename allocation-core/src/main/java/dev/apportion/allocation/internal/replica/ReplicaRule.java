@@ -1,8 +1,8 @@
 package dev.apportion.allocation.internal.replica;
 
 /**
- * What makes a collector a good home for a target's next replica: the tiers a rank's choice is
- * measured against (a choice stands when it is in the best tier any collector offers).
+ * What makes a collector a good home for a target's next replica: its tier. A further replica
+ * goes to a collector of the best tier any collector offers it.
  */
 public enum ReplicaRule {
   /**

@@ -25,7 +25,7 @@ final class ReplicatedSnapshot implements Allocation {
   private final int replicas;
   private final Target[] targets;
   private final Map<Target, Integer> index;
-  private final int[][] owners;
+  private final OwnerTable owners;
   private final Topology topology;
   private final int[] counts;
   private final long[] costs;
@@ -34,7 +34,7 @@ final class ReplicatedSnapshot implements Allocation {
   private volatile Set<Target> unassigned;
 
   ReplicatedSnapshot(Allocation primary, int replicas, Target[] targets, Map<Target, Integer> index,
-      int[][] owners, Topology topology, int[] counts, long[] costs) {
+      OwnerTable owners, Topology topology, int[] counts, long[] costs) {
     this.primary = primary;
     this.replicas = replicas;
     this.targets = targets;
@@ -47,7 +47,7 @@ final class ReplicatedSnapshot implements Allocation {
 
   /** The owner ids of the target at {@code i}, by rank (-1 for none). */
   int owner(int rank, int i) {
-    return owners[rank][i];
+    return owners.get(rank, i);
   }
 
   /** The index of {@code target}, or -1 when it is not known. */
@@ -98,7 +98,7 @@ final class ReplicatedSnapshot implements Allocation {
     }
     List<String> names = new ArrayList<>(replicas);
     for (int r = 0; r < replicas; r++) {
-      int c = owners[r][i];
+      int c = owners.get(r, i);
       if (c >= 0) {
         names.add(topology.name(c));
       }
@@ -119,7 +119,7 @@ final class ReplicatedSnapshot implements Allocation {
       for (Target t : primary.targets()) {
         int i = index.get(t);
         for (int r = 0; r < replicas; r++) {
-          if (owners[r][i] < 0) {
+          if (owners.get(r, i) < 0) {
             found.add(targets[i]);
             break;
           }
@@ -169,20 +169,20 @@ final class ReplicatedSnapshot implements Allocation {
   private List<SortedMap<String, List<Target>>> byCollector() {
     List<SortedMap<String, List<Target>>> b = byCollector;
     if (b == null) {
-      List<Map<String, List<Target>>> building = new ArrayList<>(topology.size());
-      for (int c = 0; c < topology.size(); c++) {
+      List<Map<String, List<Target>>> building = new ArrayList<>(topology.limit());
+      for (int c = 0; c < topology.limit(); c++) {
         building.add(new HashMap<>());
       }
       for (Target t : primary.targets()) {
         int i = index.get(t);
         for (int r = 0; r < replicas; r++) {
-          int c = owners[r][i];
+          int c = owners.get(r, i);
           if (c >= 0) {
             building.get(c).computeIfAbsent(targets[i].job(), j -> new ArrayList<>()).add(targets[i]);
           }
         }
       }
-      List<SortedMap<String, List<Target>>> built = new ArrayList<>(topology.size());
+      List<SortedMap<String, List<Target>>> built = new ArrayList<>(topology.limit());
       for (Map<String, List<Target>> jobs : building) {
         SortedMap<String, List<Target>> sorted = new TreeMap<>();
         jobs.forEach((job, list) -> sorted.put(job, Collections.unmodifiableList(list)));
