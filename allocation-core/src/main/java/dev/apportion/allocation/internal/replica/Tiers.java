@@ -95,12 +95,14 @@ final class Tiers {
   }
 
   private int bestTierScan(int i, int r) {
+    // Per-node's tier 1 is in the target's zone: a target without one can do no better than 2.
+    int floor = zones != null && zones[i] < 0 ? 2 : 1;
     int best = 4;
     for (int c : topology.live()) {
       int t = tier(c, i, r);
       if (t > 0 && t < best) {
         best = t;
-        if (best == 1) {
+        if (best == floor) {
           break;
         }
       }
