@@ -12,7 +12,6 @@ import dev.apportion.allocation.internal.collections.IntList;
 import dev.apportion.allocation.internal.engine.Listeners;
 import dev.apportion.allocation.spi.AllocatorSpec;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
